@@ -1,0 +1,14 @@
+use toolkit::Tool;
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Out {}
+
+/// Does one thing.
+#[derive(Tool)]
+#[tool(name = "t", title = "T", output = Out, read_only = true, destructive = false, idempotent = true, open_world = false)]
+pub struct Args {
+    #[arg(default = "ten")]
+    pub limit: u32,
+}
+
+fn main() {}

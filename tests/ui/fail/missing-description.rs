@@ -1,0 +1,12 @@
+use toolkit::Tool;
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Out {}
+
+#[derive(Tool)]
+#[tool(name = "t", title = "T", output = Out, read_only = true, destructive = false, idempotent = true, open_world = false)]
+pub struct Args {
+    pub query: String,
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+use toolkit::Tool;
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Out {}
+
+/// Does one thing.
+#[derive(Tool)]
+#[tool(name = "t", title = "T", output = Out, read_only = true, destructive = false, idempotent = true, open_world = false)]
+pub struct Args {
+    #[arg(required_unless = review_id)]
+    pub movie_id: toolkit::Uuid,
+    pub review_id: Option<toolkit::Uuid>,
+}
+
+fn main() {}

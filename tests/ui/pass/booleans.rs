@@ -1,0 +1,23 @@
+//! Boolean arguments: required, optional, and with a default.
+use toolkit::{DefaultValue, Kind, Presence, Tool};
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Out {}
+
+/// Booleans.
+#[derive(Tool)]
+#[tool(name = "booleans", title = "Booleans", output = Out, read_only, destructive = false, idempotent, open_world = false)]
+pub struct Booleans {
+    #[arg(default = false)]
+    pub include_reviews: bool,
+    pub confirm: bool,
+    pub maybe: Option<bool>,
+}
+
+fn main() {
+    let args = Booleans::SPEC.args;
+    assert!(args.iter().all(|arg| arg.kind == Kind::Boolean));
+    assert_eq!(args[0].presence, Presence::Default(DefaultValue::Boolean(false)));
+    assert_eq!(args[1].presence, Presence::Required);
+    assert_eq!(args[2].presence, Presence::Optional);
+}

@@ -1,0 +1,43 @@
+//! Integer arguments of every width, with either bound, both, neither, negative bounds and
+//! defaults; undeclared bounds are the type's own.
+use toolkit::{Kind, Presence, DefaultValue, Tool};
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Out {}
+
+/// Integers.
+#[derive(Tool)]
+#[tool(name = "integers", title = "Integers", output = Out, read_only, destructive = false, idempotent, open_world = false)]
+pub struct Integers {
+    #[arg(min = 0, default = 0)]
+    pub offset: u32,
+    #[arg(min = 1, max = 50, default = 10)]
+    pub limit: u64,
+    #[arg(min = -10, max = -1)]
+    pub below_zero: i32,
+    #[arg(max = 100)]
+    pub at_most: i64,
+    pub anything: i64,
+    pub maybe: Option<u32>,
+}
+
+fn main() {
+    let kinds: Vec<Kind> = Integers::SPEC.args.iter().map(|arg| arg.kind).collect();
+    assert_eq!(kinds, [
+        Kind::Integer { min: 0, max: u32::MAX.into() },
+        Kind::Integer { min: 1, max: 50 },
+        Kind::Integer { min: -10, max: -1 },
+        Kind::Integer { min: i64::MIN.into(), max: 100 },
+        Kind::Integer { min: i64::MIN.into(), max: i64::MAX.into() },
+        Kind::Integer { min: 0, max: u32::MAX.into() },
+    ]);
+    let presence: Vec<Presence> = Integers::SPEC.args.iter().map(|arg| arg.presence).collect();
+    assert_eq!(presence, [
+        Presence::Default(DefaultValue::Integer(0)),
+        Presence::Default(DefaultValue::Integer(10)),
+        Presence::Required,
+        Presence::Required,
+        Presence::Required,
+        Presence::Optional,
+    ]);
+}

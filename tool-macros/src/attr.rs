@@ -1,0 +1,427 @@
+//! Parsing `#[tool(...)]` and `#[arg(...)]` into raw settings, each remembering where it was
+//! written. This stage knows the grammar only: unknown keys, duplicated keys and malformed values
+//! are reported here; whether the settings make sense together is `check`'s business.
+//!
+//! A bad key or value is reported and skipped, and parsing carries on with the next key, so one
+//! build lists every mistake.
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::meta::ParseNestedMeta;
+use syn::parse::Parse;
+use syn::{Attribute, Ident, LitBool, LitInt, LitStr, Token};
+
+use crate::ctxt::Ctxt;
+use crate::symbol::*;
+
+/// A setting as written: the key (for errors about the key) and the value's tokens (for errors
+/// about the value).
+pub struct Setting<T> {
+    pub key: Ident,
+    pub tokens: TokenStream,
+    pub value: T,
+}
+
+impl<T> Setting<T> {
+    /// Where the value was written, for errors about it.
+    pub fn value_span(&self) -> TokenStream {
+        if self.tokens.is_empty() {
+            self.key.to_token_stream()
+        } else {
+            self.tokens.clone()
+        }
+    }
+}
+
+/// A key that may be set at most once.
+pub struct Slot<T> {
+    setting: Option<Setting<T>>,
+    /// The key was written, even if its value was malformed (and reported): it is not missing.
+    written: bool,
+}
+
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Slot {
+            setting: None,
+            written: false,
+        }
+    }
+}
+
+impl<T> Slot<T> {
+    fn set(&mut self, cx: &mut Ctxt, attr: &str, setting: Setting<T>) {
+        if self.setting.is_some() {
+            cx.error_spanned_by(
+                &setting.key,
+                format!("duplicate #[{attr}] key `{}`; state it once", setting.key),
+            );
+        } else {
+            self.setting = Some(setting);
+        }
+    }
+
+    pub fn get(&self) -> Option<&Setting<T>> {
+        self.setting.as_ref()
+    }
+
+    pub fn value(&self) -> Option<&T> {
+        self.setting.as_ref().map(|setting| &setting.value)
+    }
+
+    /// The key was never written (a malformed value was written, and already reported).
+    pub fn missing(&self) -> bool {
+        !self.written
+    }
+}
+
+/// What `#[tool(...)]` said.
+#[derive(Default)]
+pub struct ToolAttrs {
+    /// The first `#[tool]` attribute, where errors about missing keys point.
+    pub attribute: Option<Attribute>,
+    pub name: Slot<LitStr>,
+    pub title: Slot<LitStr>,
+    pub description: Slot<LitStr>,
+    pub output: Slot<syn::Type>,
+    pub read_only: Slot<bool>,
+    pub destructive: Slot<bool>,
+    pub idempotent: Slot<bool>,
+    pub open_world: Slot<bool>,
+}
+
+/// What `#[arg(...)]` said on one field.
+#[derive(Default)]
+pub struct ArgAttrs {
+    pub min: Slot<i128>,
+    pub max: Slot<i128>,
+    pub min_chars: Slot<i128>,
+    pub max_chars: Slot<i128>,
+    pub default: Slot<DefaultLit>,
+    pub message: Slot<LitStr>,
+    pub exists: Slot<syn::Path>,
+    pub required_unless: Slot<Ident>,
+    pub ignored_with: Slot<Ident>,
+    pub rename: Slot<LitStr>,
+}
+
+/// A `default = …` literal, before it is checked against the field's type.
+pub enum DefaultLit {
+    Integer(i128),
+    Boolean(bool),
+    String(String),
+    Other,
+}
+
+impl Parse for DefaultLit {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        let negative = input.parse::<Option<Token![-]>>()?.is_some();
+        Ok(match input.parse::<syn::Lit>()? {
+            syn::Lit::Int(int) => {
+                let value = int.base10_parse::<i128>()?;
+                DefaultLit::Integer(if negative { -value } else { value })
+            }
+            syn::Lit::Bool(flag) if !negative => DefaultLit::Boolean(flag.value),
+            syn::Lit::Str(text) if !negative => DefaultLit::String(text.value()),
+            _ => DefaultLit::Other,
+        })
+    }
+}
+
+/// An integer literal, optionally negative: `min = -10`.
+struct SignedInt(i128);
+
+impl Parse for SignedInt {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        let negative = input.parse::<Option<Token![-]>>()?.is_some();
+        let value = input.parse::<LitInt>()?.base10_parse::<i128>()?;
+        Ok(SignedInt(if negative { -value } else { value }))
+    }
+}
+
+pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
+    let mut out = ToolAttrs::default();
+    for attribute in attrs.iter().filter(|attr| attr.path().is_ident(TOOL)) {
+        out.attribute.get_or_insert_with(|| attribute.clone());
+        let result = attribute.parse_nested_meta(|meta| {
+            let Some(key) = meta.path.get_ident().cloned() else {
+                return skip_unknown(cx, TOOL, TOOL_KEYS, &meta);
+            };
+            match key.to_string().as_str() {
+                // #[tool(name = "movies_search")]
+                NAME => fill(
+                    cx,
+                    &meta,
+                    key,
+                    "name = \"movies_search\"",
+                    TOOL,
+                    &mut out.name,
+                )?,
+                // #[tool(title = "Search movies")]
+                TITLE => fill(
+                    cx,
+                    &meta,
+                    key,
+                    "title = \"Search movies\"",
+                    TOOL,
+                    &mut out.title,
+                )?,
+                // #[tool(description = "Finds movies…")]
+                DESCRIPTION => fill(
+                    cx,
+                    &meta,
+                    key,
+                    "description = \"…\"",
+                    TOOL,
+                    &mut out.description,
+                )?,
+                // #[tool(output = Page<Movie>)]
+                OUTPUT => fill(
+                    cx,
+                    &meta,
+                    key,
+                    "output = MyOutputType",
+                    TOOL,
+                    &mut out.output,
+                )?,
+                // #[tool(read_only)] or #[tool(read_only = false)], and the other three hints
+                READ_ONLY => hint(cx, &meta, key, &mut out.read_only)?,
+                DESTRUCTIVE => hint(cx, &meta, key, &mut out.destructive)?,
+                IDEMPOTENT => hint(cx, &meta, key, &mut out.idempotent)?,
+                OPEN_WORLD => hint(cx, &meta, key, &mut out.open_world)?,
+                _ => return skip_unknown(cx, TOOL, TOOL_KEYS, &meta),
+            }
+            Ok(())
+        });
+        if let Err(error) = result {
+            cx.syn_error(error);
+        }
+    }
+    out
+}
+
+pub fn parse_arg_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgAttrs {
+    let mut out = ArgAttrs::default();
+    for attribute in attrs.iter().filter(|attr| attr.path().is_ident(ARG)) {
+        let result = attribute.parse_nested_meta(|meta| {
+            let Some(key) = meta.path.get_ident().cloned() else {
+                return skip_unknown(cx, ARG, ARG_KEYS, &meta);
+            };
+            match key.to_string().as_str() {
+                // #[arg(min = 0)], #[arg(max = 50)], #[arg(min_chars = 1)], #[arg(max_chars = 100)]
+                MIN => integer(cx, &meta, key, "min = 0", &mut out.min)?,
+                MAX => integer(cx, &meta, key, "max = 50", &mut out.max)?,
+                MIN_CHARS => integer(cx, &meta, key, "min_chars = 1", &mut out.min_chars)?,
+                MAX_CHARS => integer(cx, &meta, key, "max_chars = 100", &mut out.max_chars)?,
+                // #[arg(default = 10)], #[arg(default = false)], #[arg(default = "title")]
+                DEFAULT => fill(cx, &meta, key, "default = 10", ARG, &mut out.default)?,
+                // #[arg(message = "A star rating must be between 1 and 5.")]
+                MESSAGE => fill(cx, &meta, key, "message = \"…\"", ARG, &mut out.message)?,
+                // #[arg(exists = Movie)]
+                EXISTS => fill(cx, &meta, key, "exists = Movie", ARG, &mut out.exists)?,
+                // #[arg(required_unless = review_id)]
+                REQUIRED_UNLESS => fill(
+                    cx,
+                    &meta,
+                    key,
+                    "required_unless = other_field",
+                    ARG,
+                    &mut out.required_unless,
+                )?,
+                // #[arg(ignored_with = review_id)]
+                IGNORED_WITH => fill(
+                    cx,
+                    &meta,
+                    key,
+                    "ignored_with = other_field",
+                    ARG,
+                    &mut out.ignored_with,
+                )?,
+                // #[arg(rename = "wireName")]
+                RENAME => fill(
+                    cx,
+                    &meta,
+                    key,
+                    "rename = \"wireName\"",
+                    ARG,
+                    &mut out.rename,
+                )?,
+                _ => return skip_unknown(cx, ARG, ARG_KEYS, &meta),
+            }
+            Ok(())
+        });
+        if let Err(error) = result {
+            cx.syn_error(error);
+        }
+    }
+    out
+}
+
+fn hint(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta,
+    key: Ident,
+    slot: &mut Slot<bool>,
+) -> syn::Result<()> {
+    slot.written = true;
+    let setting = if meta.input.peek(Token![=]) {
+        let example = format!("{key} = true` or `{key} = false");
+        match value::<LitBool>(cx, meta, &key, &example)? {
+            Some(setting) => Setting {
+                key: setting.key,
+                tokens: setting.tokens,
+                value: setting.value.value,
+            },
+            None => return Ok(()),
+        }
+    } else {
+        Setting {
+            key,
+            tokens: TokenStream::new(),
+            value: true,
+        }
+    };
+    slot.set(cx, TOOL, setting);
+    Ok(())
+}
+
+fn integer(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta,
+    key: Ident,
+    example: &str,
+    slot: &mut Slot<i128>,
+) -> syn::Result<()> {
+    slot.written = true;
+    if let Some(setting) = value::<SignedInt>(cx, meta, &key, example)? {
+        slot.set(
+            cx,
+            ARG,
+            Setting {
+                key: setting.key,
+                tokens: setting.tokens,
+                value: setting.value.0,
+            },
+        );
+    }
+    Ok(())
+}
+
+/// Parses `= value` into `slot`; a malformed value is reported and leaves the key written.
+fn fill<T: Parse>(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta,
+    key: Ident,
+    example: &str,
+    attr: &str,
+    slot: &mut Slot<T>,
+) -> syn::Result<()> {
+    slot.written = true;
+    if let Some(setting) = value(cx, meta, &key, example)? {
+        slot.set(cx, attr, setting);
+    }
+    Ok(())
+}
+
+/// Parses `= value` as a `T`. A missing or malformed value is reported (with `example` as the
+/// fix) and skipped, so parsing goes on with the next key.
+fn value<T: Parse>(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta,
+    key: &Ident,
+    example: &str,
+) -> syn::Result<Option<Setting<T>>> {
+    if !meta.input.peek(Token![=]) {
+        cx.error_spanned_by(key, format!("`{key}` needs a value: write `{example}`"));
+        skip_group(meta)?;
+        return Ok(None);
+    }
+    let tokens = value_tokens(meta)?;
+    if tokens.is_empty() {
+        cx.error_spanned_by(key, format!("`{key}` needs a value: write `{example}`"));
+        return Ok(None);
+    }
+    match syn::parse2::<T>(tokens.clone()) {
+        Ok(value) => Ok(Some(Setting {
+            key: key.clone(),
+            tokens,
+            value,
+        })),
+        Err(_) => {
+            cx.error_spanned_by(
+                &tokens,
+                format!("unexpected value for `{key}`: write `{example}`"),
+            );
+            Ok(None)
+        }
+    }
+}
+
+/// The tokens after `=` up to the next comma outside angle brackets (`Page<A, B>` is one value).
+fn value_tokens(meta: &ParseNestedMeta) -> syn::Result<TokenStream> {
+    let input = meta.value()?;
+    let mut tokens = TokenStream::new();
+    let mut depth = 0usize;
+    while !(input.is_empty() || depth == 0 && input.peek(Token![,])) {
+        let token: TokenTree = input.parse()?;
+        if let TokenTree::Punct(punct) = &token {
+            match punct.as_char() {
+                '<' => depth += 1,
+                '>' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        tokens.extend([token]);
+    }
+    Ok(tokens)
+}
+
+/// Consumes `(…)` after a key that takes none.
+fn skip_group(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(syn::token::Paren) {
+        meta.input.parse::<TokenTree>()?;
+    }
+    Ok(())
+}
+
+/// Reports an unknown key, suggesting the known one it most resembles, and skips its value.
+fn skip_unknown(
+    cx: &mut Ctxt,
+    attr: &str,
+    known: &[&'static str],
+    meta: &ParseNestedMeta,
+) -> syn::Result<()> {
+    let written = meta.path.to_token_stream().to_string().replace(' ', "");
+    let message = match suggest(&written, known) {
+        Some(key) => format!("unknown #[{attr}] key `{written}`; did you mean `{key}`?"),
+        None => format!(
+            "unknown #[{attr}] key `{written}`; the keys are {}",
+            known.join(", ")
+        ),
+    };
+    cx.error_spanned_by(&meta.path, message);
+    if meta.input.peek(Token![=]) {
+        value_tokens(meta)?;
+    } else {
+        skip_group(meta)?;
+    }
+    Ok(())
+}
+
+/// The known key a misspelt one stands for: the same letters in another case or without
+/// underscores (`readOnly`, `maxchars`), or a common name from other libraries (`max_length`).
+fn suggest(written: &str, known: &[&'static str]) -> Option<&'static str> {
+    let fold = |key: &str| key.replace('_', "").to_lowercase();
+    let alias = match fold(written).as_str() {
+        "maxlength" | "maxlen" => Some(MAX_CHARS),
+        "minlength" | "minlen" => Some(MIN_CHARS),
+        "readonlyhint" => Some(READ_ONLY),
+        "destructivehint" => Some(DESTRUCTIVE),
+        "idempotenthint" => Some(IDEMPOTENT),
+        "openworldhint" => Some(OPEN_WORLD),
+        _ => None,
+    };
+    alias
+        .filter(|key| known.contains(key))
+        .or_else(|| known.iter().copied().find(|key| fold(key) == fold(written)))
+}

@@ -1,0 +1,251 @@
+//! The expansion stage: `derive` runs parse → check → emit, and on any error emits the errors
+//! plus stub impls, so a user sees their mistakes and not a cascade of "trait not implemented".
+//!
+//! Generated code names the runtime only through `::toolkit::__private` and keeps its items
+//! inside `const _: () = { … };`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::DeriveInput;
+
+use crate::ast::Input;
+use crate::check::check;
+use crate::ctxt::Ctxt;
+use crate::model::{Arg, DefaultValue, Kind, Model, Presence};
+
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    let mut cx = Ctxt::default();
+    let model = Input::from_syn(&mut cx, input).map(|raw| check(&mut cx, &raw));
+    match (cx.check(), model) {
+        (Ok(()), Some(model)) => emit(&model),
+        (Err(errors), model) => {
+            let mut tokens = errors.to_compile_error();
+            if input.generics.params.is_empty() {
+                tokens.extend(fallback(input, model.as_ref()));
+            }
+            tokens
+        }
+        // `from_syn` returns `None` only after reporting an error, so this arm is unreachable;
+        // it still yields valid (empty) output rather than a panic.
+        (Ok(()), None) => TokenStream::new(),
+    }
+}
+
+fn emit(model: &Model) -> TokenStream {
+    let ident = model.ident;
+    let output = &model.output;
+    let spec = spec(model);
+    let take_fields = model.args.iter().enumerate().map(|(index, arg)| {
+        let field = arg.ident;
+        quote!(#field: __toolkit_values.take(#index)?)
+    });
+    let references = references(model);
+    quote! {
+        const _: () = {
+            #[automatically_derived]
+            impl ::toolkit::Tool for #ident {
+                type Output = #output;
+                const SPEC: &'static ::toolkit::__private::ToolSpec = &#spec;
+
+                #[allow(unused_mut, unused_variables)]
+                fn from_values(
+                    mut __toolkit_values: ::toolkit::__private::Values,
+                ) -> ::core::result::Result<Self, ::toolkit::ToolError> {
+                    ::core::result::Result::Ok(Self { #(#take_fields,)* })
+                }
+            }
+            #references
+        };
+    }
+}
+
+fn spec(model: &Model) -> TokenStream {
+    let Model {
+        name,
+        title,
+        description,
+        hints,
+        ..
+    } = model;
+    let (read_only, destructive, idempotent, open_world) = (
+        hints.read_only,
+        hints.destructive,
+        hints.idempotent,
+        hints.open_world,
+    );
+    let args = model.args.iter().map(arg_spec);
+    quote! {
+        ::toolkit::__private::ToolSpec {
+            name: #name,
+            title: #title,
+            description: #description,
+            hints: ::toolkit::__private::Hints {
+                read_only: #read_only,
+                destructive: #destructive,
+                idempotent: #idempotent,
+                open_world: #open_world,
+            },
+            args: &[#(#args),*],
+        }
+    }
+}
+
+fn arg_spec(arg: &Arg) -> TokenStream {
+    let field = arg.ident.to_string();
+    let field = field.strip_prefix("r#").unwrap_or(&field);
+    let name = &arg.wire_name;
+    let label = &arg.label;
+    let description = option(arg.description.as_ref().map(|text| quote!(#text)));
+    let message = option(arg.message.as_ref().map(|text| quote!(#text)));
+    let ignored_with = option(arg.ignored_with.map(|index| quote!(#index)));
+    let kind = match arg.kind {
+        Kind::String {
+            min_chars,
+            max_chars,
+        } => {
+            let min_chars = option(min_chars.map(|n| quote!(#n)));
+            let max_chars = option(max_chars.map(|n| quote!(#n)));
+            quote!(::toolkit::__private::Kind::String { min_chars: #min_chars, max_chars: #max_chars })
+        }
+        Kind::Boolean => quote!(::toolkit::__private::Kind::Boolean),
+        Kind::Integer { min, max } => {
+            quote!(::toolkit::__private::Kind::Integer { min: #min, max: #max })
+        }
+        Kind::Uuid => quote!(::toolkit::__private::Kind::Uuid),
+    };
+    let presence = match &arg.presence {
+        Presence::Required => quote!(::toolkit::__private::Presence::Required),
+        Presence::Optional => quote!(::toolkit::__private::Presence::Optional),
+        Presence::RequiredUnless(index) => {
+            quote!(::toolkit::__private::Presence::RequiredUnless(#index))
+        }
+        Presence::Default(default) => {
+            let value = match default {
+                DefaultValue::String(text) => {
+                    quote!(::toolkit::__private::DefaultValue::String(#text))
+                }
+                DefaultValue::Boolean(flag) => {
+                    quote!(::toolkit::__private::DefaultValue::Boolean(#flag))
+                }
+                DefaultValue::Integer(number) => {
+                    quote!(::toolkit::__private::DefaultValue::Integer(#number))
+                }
+            };
+            quote!(::toolkit::__private::Presence::Default(#value))
+        }
+    };
+    quote! {
+        ::toolkit::__private::ArgSpec {
+            field: #field,
+            name: #name,
+            label: #label,
+            description: #description,
+            kind: #kind,
+            presence: #presence,
+            message: #message,
+            ignored_with: #ignored_with,
+        }
+    }
+}
+
+fn option(value: Option<TokenStream>) -> TokenStream {
+    match value {
+        Some(value) => quote!(::core::option::Option::Some(#value)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The existence checks, in argument order, with one `Exists` bound per entity referred to.
+fn references(model: &Model) -> TokenStream {
+    let ident = model.ident;
+    let state = format_ident!("__ToolkitState");
+    let checked: Vec<_> = model
+        .args
+        .iter()
+        .filter_map(|arg| arg.exists.as_ref().map(|entity| (arg.ident, entity)))
+        .collect();
+    let bounds = checked
+        .iter()
+        .map(|(_, entity)| quote!(#state: ::toolkit::Exists<#entity>));
+    let checks = checked.iter().map(|(field, entity)| {
+        quote! {
+            ::toolkit::__private::check_exists::<#entity, #state>(
+                __toolkit_state,
+                ::toolkit::__private::ReferenceId::reference_id(&self.#field),
+            )
+            .await?;
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl<#state> ::toolkit::__private::References<#state> for #ident
+        where
+            #state: ::core::marker::Sync,
+            #(#bounds,)*
+        {
+            fn check_references(
+                &self,
+                __toolkit_state: &#state,
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<(), ::toolkit::ToolError>,
+            > + ::core::marker::Send {
+                async move {
+                    #(#checks)*
+                    ::core::result::Result::Ok(())
+                }
+            }
+        }
+    }
+}
+
+/// Stub impls for a declaration with errors, so code that uses the tool still type-checks and
+/// the user sees only the real mistakes.
+fn fallback(input: &DeriveInput, model: Option<&Model>) -> TokenStream {
+    let ident = &input.ident;
+    let output = match model {
+        Some(model) => {
+            let output = &model.output;
+            quote!(#output)
+        }
+        None => quote!(()),
+    };
+    let state = format_ident!("__ToolkitState");
+    quote! {
+        const _: () = {
+            impl ::toolkit::Tool for #ident {
+                type Output = #output;
+                const SPEC: &'static ::toolkit::__private::ToolSpec = &::toolkit::__private::ToolSpec {
+                    name: "",
+                    title: "",
+                    description: "",
+                    hints: ::toolkit::__private::Hints {
+                        read_only: false,
+                        destructive: false,
+                        idempotent: false,
+                        open_world: false,
+                    },
+                    args: &[],
+                };
+
+                fn from_values(
+                    _: ::toolkit::__private::Values,
+                ) -> ::core::result::Result<Self, ::toolkit::ToolError> {
+                    ::core::result::Result::Err(::toolkit::ToolError::unexpected(
+                        "this tool's declaration does not compile",
+                    ))
+                }
+            }
+
+            impl<#state: ::core::marker::Sync> ::toolkit::__private::References<#state> for #ident {
+                fn check_references(
+                    &self,
+                    _: &#state,
+                ) -> impl ::core::future::Future<
+                    Output = ::core::result::Result<(), ::toolkit::ToolError>,
+                > + ::core::marker::Send {
+                    async { ::core::result::Result::Ok(()) }
+                }
+            }
+        };
+    }
+}

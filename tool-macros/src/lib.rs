@@ -1,0 +1,25 @@
+//! The compile-time half of `toolkit`: `#[derive(Tool)]`.
+//!
+//! The derive runs in four stages, one module each, with a typed hand-off between them:
+//! [`ast`] reads the struct and its attributes ([`attr`]) into a raw model, [`check`] turns that
+//! into a checked [`model`] (reporting every mistake at once through [`ctxt`]), and [`expand`]
+//! writes the code. Users read the vocabulary in `toolkit`'s crate docs.
+
+mod ast;
+mod attr;
+mod case;
+mod check;
+mod ctxt;
+mod expand;
+mod model;
+mod symbol;
+
+use proc_macro::TokenStream;
+use syn::{DeriveInput, parse_macro_input};
+
+/// Declares an MCP tool; see the `toolkit` crate for the attributes.
+#[proc_macro_derive(Tool, attributes(tool, arg))]
+pub fn derive_tool(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::derive(&input).into()
+}

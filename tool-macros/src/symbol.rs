@@ -1,0 +1,50 @@
+//! Every attribute keyword, in one place, so a typo in a keyword is a compile error here.
+
+pub const TOOL: &str = "tool";
+pub const ARG: &str = "arg";
+
+// #[tool(...)]
+pub const NAME: &str = "name";
+pub const TITLE: &str = "title";
+pub const DESCRIPTION: &str = "description";
+pub const OUTPUT: &str = "output";
+pub const READ_ONLY: &str = "read_only";
+pub const DESTRUCTIVE: &str = "destructive";
+pub const IDEMPOTENT: &str = "idempotent";
+pub const OPEN_WORLD: &str = "open_world";
+
+pub const TOOL_KEYS: &[&str] = &[
+    NAME,
+    TITLE,
+    DESCRIPTION,
+    OUTPUT,
+    READ_ONLY,
+    DESTRUCTIVE,
+    IDEMPOTENT,
+    OPEN_WORLD,
+];
+
+// #[arg(...)]
+pub const MIN: &str = "min";
+pub const MAX: &str = "max";
+pub const MIN_CHARS: &str = "min_chars";
+pub const MAX_CHARS: &str = "max_chars";
+pub const DEFAULT: &str = "default";
+pub const MESSAGE: &str = "message";
+pub const EXISTS: &str = "exists";
+pub const REQUIRED_UNLESS: &str = "required_unless";
+pub const IGNORED_WITH: &str = "ignored_with";
+pub const RENAME: &str = "rename";
+
+pub const ARG_KEYS: &[&str] = &[
+    MIN,
+    MAX,
+    MIN_CHARS,
+    MAX_CHARS,
+    DEFAULT,
+    MESSAGE,
+    EXISTS,
+    REQUIRED_UNLESS,
+    IGNORED_WITH,
+    RENAME,
+];

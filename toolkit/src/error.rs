@@ -1,0 +1,176 @@
+//! The ways a tool call can fail, and the exact text a model reads for each.
+
+use std::fmt;
+
+use uuid::Uuid;
+
+use crate::{Entity, Tool};
+
+/// Why a tool call failed. Every variant becomes an `isError: true` result with one text block;
+/// none of them is a protocol error.
+#[derive(Debug)]
+pub enum ToolError {
+    /// The arguments break declared rules: `Validation Failed: …`.
+    Invalid(Violations),
+    /// An id names nothing: `Not Found: …`.
+    NotFound {
+        /// The kind of thing, as in "No movie has the id …".
+        entity: &'static str,
+        /// The id that names nothing.
+        id: Uuid,
+        /// The tools that return valid ids of this kind.
+        listed_by: &'static [&'static str],
+    },
+    /// Anything else. The client sees only `Error: Something unexpected happened.` and a
+    /// reference; the cause goes to the log under the same reference.
+    Unexpected(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl ToolError {
+    /// A `Not Found` for an id of entity `E`.
+    pub fn not_found<E: Entity>(id: Uuid) -> Self {
+        ToolError::NotFound {
+            entity: E::NAME,
+            id,
+            listed_by: E::LISTED_BY,
+        }
+    }
+
+    /// A broken rule that only the tool can see (one needing the database, say), reported in
+    /// the same form as a declared one. `field` is the Rust field name of an argument of `T`.
+    pub fn invalid<T: Tool>(field: &str, sentence: impl Into<String>) -> Self {
+        let label = T::SPEC.arg(field).map_or(field, |arg| arg.label);
+        let mut violations = Violations::default();
+        violations.push(label, sentence);
+        ToolError::Invalid(violations)
+    }
+
+    /// An unexpected failure with its cause, for the log.
+    pub fn unexpected(cause: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        ToolError::Unexpected(cause.into())
+    }
+}
+
+/// Any error (a database error, say) converts into an unexpected failure, so handlers can use `?`.
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
+    fn from(cause: E) -> Self {
+        ToolError::Unexpected(Box::new(cause))
+    }
+}
+
+/// One broken rule: the argument's label and a sentence saying what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The argument's label (`MovieId`), or an undeclared name as it was sent.
+    pub argument: String,
+    /// A sentence ending in a full stop.
+    pub sentence: String,
+}
+
+/// Every rule one call broke, in argument order, then undeclared names in request order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Violations(Vec<Violation>);
+
+impl Violations {
+    /// Adds a broken rule.
+    pub fn push(&mut self, argument: impl Into<String>, sentence: impl Into<String>) {
+        self.0.push(Violation {
+            argument: argument.into(),
+            sentence: sentence.into(),
+        });
+    }
+
+    /// True when no rule was broken.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The broken rules, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Violation> {
+        self.0.iter()
+    }
+}
+
+/// The one-line message of SPEC.md part 2:
+/// `Validation Failed: Stars: … Correct the arguments and call the tool again.`
+impl fmt::Display for Violations {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Validation Failed:")?;
+        for violation in &self.0 {
+            write!(f, " {}: {}", violation.argument, violation.sentence)?;
+        }
+        f.write_str(" Correct the arguments and call the tool again.")
+    }
+}
+
+/// The `Not Found` sentence: `Not Found: No movie has the id …. Call movies_search or
+/// reviews_list to find movie ids.`
+pub(crate) fn not_found_message(entity: &str, id: Uuid, listed_by: &[&str]) -> String {
+    let mut message = format!("Not Found: No {entity} has the id {id}.");
+    if !listed_by.is_empty() {
+        message.push_str(&format!(
+            " Call {} to find {entity} ids.",
+            join_or(listed_by.iter().copied(), "or")
+        ));
+    }
+    message
+}
+
+/// Joins words as prose: `a`, `a or b`, `a, b or c`.
+pub(crate) fn join_or<'a>(words: impl ExactSizeIterator<Item = &'a str>, last: &str) -> String {
+    let count = words.len();
+    let mut text = String::new();
+    for (index, word) in words.enumerate() {
+        if index > 0 {
+            text.push_str(if index + 1 == count { " " } else { ", " });
+            if index + 1 == count {
+                text.push_str(last);
+                text.push(' ');
+            }
+        }
+        text.push_str(word);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joins_words_as_prose() {
+        assert_eq!(join_or(["a"].into_iter(), "or"), "a");
+        assert_eq!(join_or(["a", "b"].into_iter(), "or"), "a or b");
+        assert_eq!(join_or(["a", "b", "c"].into_iter(), "and"), "a, b and c");
+    }
+
+    #[test]
+    fn not_found_names_the_listing_tools() {
+        let id = Uuid::nil();
+        assert_eq!(
+            not_found_message("movie", id, &["movies_search", "reviews_list"]),
+            "Not Found: No movie has the id 00000000-0000-0000-0000-000000000000. \
+             Call movies_search or reviews_list to find movie ids."
+        );
+        assert_eq!(
+            not_found_message("review", id, &[]),
+            "Not Found: No review has the id 00000000-0000-0000-0000-000000000000."
+        );
+    }
+
+    #[test]
+    fn violations_read_as_one_line() {
+        let mut violations = Violations::default();
+        violations.push("Stars", "A star rating must be between 1 and 5.");
+        violations.push(
+            "movie_id",
+            "Not an argument of this tool. Did you mean movieId?",
+        );
+        assert_eq!(
+            violations.to_string(),
+            "Validation Failed: Stars: A star rating must be between 1 and 5. \
+             movie_id: Not an argument of this tool. Did you mean movieId? \
+             Correct the arguments and call the tool again."
+        );
+    }
+}

@@ -1,0 +1,204 @@
+//! Turning declared tools into rmcp routes, and running one call: parse, check existence, run,
+//! encode the result.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Instant;
+
+use rmcp::ErrorData;
+use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, ToolAnnotations};
+
+use crate::error::not_found_message;
+use crate::schema::{OutputSchemaError, input_schema, output_schema};
+use crate::{Run, Tool, ToolError};
+
+/// The rmcp description of tool `T`: name, title, description, both schemas and all four hints.
+pub fn definition<T: Tool>() -> Result<rmcp::model::Tool, OutputSchemaError> {
+    let spec = T::SPEC;
+    let hints = spec.hints;
+    let annotations = ToolAnnotations::from_raw(
+        Some(spec.title.to_owned()),
+        Some(hints.read_only),
+        Some(hints.destructive),
+        Some(hints.idempotent),
+        Some(hints.open_world),
+    );
+    Ok(
+        rmcp::model::Tool::new(spec.name, spec.description, Arc::new(input_schema(spec)))
+            .with_title(spec.title)
+            .with_raw_output_schema(Arc::new(output_schema::<T::Output>()?))
+            .with_annotations(annotations),
+    )
+}
+
+/// Runs one call of tool `T` on `state` and encodes the outcome as a tool result. Every failure
+/// is an `isError` result; nothing here is a protocol error.
+pub async fn call<S, T>(state: &S, arguments: Option<&JsonObject>) -> CallToolResult
+where
+    S: Sync,
+    T: Run<S>,
+{
+    let started = Instant::now();
+    let outcome = run::<S, T>(state, arguments).await;
+    let result = encode(T::SPEC.name, outcome);
+    tracing::debug!(tool = T::SPEC.name, elapsed = ?started.elapsed(), "tool call");
+    result
+}
+
+async fn run<S, T>(state: &S, arguments: Option<&JsonObject>) -> Result<T::Output, ToolError>
+where
+    S: Sync,
+    T: Run<S>,
+{
+    let tool = crate::parse::<T>(arguments)?;
+    tool.check_references(state).await?;
+    tool.run(state).await
+}
+
+fn encode<O: serde::Serialize>(tool: &str, outcome: Result<O, ToolError>) -> CallToolResult {
+    let error = match outcome.map(|output| serde_json::to_value(output)) {
+        Ok(Ok(value)) => return CallToolResult::structured(value),
+        Ok(Err(cause)) => ToolError::from(cause),
+        Err(error) => error,
+    };
+    let text = match error {
+        ToolError::Invalid(violations) => violations.to_string(),
+        ToolError::NotFound {
+            entity,
+            id,
+            listed_by,
+        } => not_found_message(entity, id, listed_by),
+        ToolError::Unexpected(cause) => {
+            let reference = new_reference();
+            tracing::error!(tool, reference, cause = %cause, "tool call failed");
+            format!("Error: Something unexpected happened. Reference: {reference}.")
+        }
+    };
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+/// A short random reference that ties the client's error to the log line with its cause.
+fn new_reference() -> String {
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    id[..8].to_owned()
+}
+
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The rmcp route of tool `T`.
+pub fn route<S, T>() -> Result<ToolRoute<S>, OutputSchemaError>
+where
+    S: Send + Sync + 'static,
+    T: Run<S>,
+{
+    Ok(ToolRoute::new_dyn(definition::<T>()?, dispatch::<S, T>))
+}
+
+/// The route's handler, a named function so its future borrows the call context for exactly
+/// the context's lifetime.
+fn dispatch<'a, S, T>(
+    context: ToolCallContext<'a, S>,
+) -> BoxFuture<'a, Result<CallToolResponse, ErrorData>>
+where
+    S: Send + Sync + 'static,
+    T: Run<S>,
+{
+    Box::pin(async move {
+        Ok(call::<S, T>(context.service, context.arguments.as_ref())
+            .await
+            .into())
+    })
+}
+
+/// Assembles every tool of a server into one rmcp [`ToolRouter`], refusing two tools with one
+/// name and output types that cannot be published.
+///
+/// ```
+/// # use toolkit::Toolbox;
+/// # struct Server;
+/// let router = Toolbox::<Server>::new().build().unwrap();
+/// assert!(router.list_all().is_empty());
+/// ```
+pub struct Toolbox<S> {
+    routes: Vec<ToolRoute<S>>,
+    problems: Vec<String>,
+}
+
+impl<S: Send + Sync + 'static> Default for Toolbox<S> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<S: Send + Sync + 'static> Toolbox<S> {
+    /// An empty toolbox.
+    pub fn new() -> Self {
+        Toolbox {
+            routes: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    /// Adds tool `T`.
+    pub fn tool<T: Run<S>>(mut self) -> Self {
+        let name = T::SPEC.name;
+        if self.routes.iter().any(|route| route.name() == name) {
+            self.problems.push(format!(
+                "two tools are named `{name}`; tool names must be unique"
+            ));
+        }
+        match route::<S, T>() {
+            Ok(route) => self.routes.push(route),
+            Err(error) => self.problems.push(format!(
+                "the output type of `{name}` ({}) cannot be an MCP output schema: {error}",
+                std::any::type_name::<T::Output>()
+            )),
+        }
+        self
+    }
+
+    /// The router, or every problem found while adding tools.
+    pub fn build(self) -> Result<ToolRouter<S>, ToolboxError> {
+        if !self.problems.is_empty() {
+            return Err(ToolboxError {
+                problems: self.problems,
+            });
+        }
+        Ok(self
+            .routes
+            .into_iter()
+            .fold(ToolRouter::new(), |router, route| router.with_route(route)))
+    }
+}
+
+/// The problems that stop a [`Toolbox`] from building, reported at start-up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolboxError {
+    /// One sentence per problem.
+    pub problems: Vec<String>,
+}
+
+impl fmt::Display for ToolboxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.problems.join("; "))
+    }
+}
+
+impl std::error::Error for ToolboxError {}
+
+impl fmt::Display for OutputSchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            OutputSchemaError::NotAnObject => "its schema must be a JSON object",
+            OutputSchemaError::Reference => {
+                "a recursive type needs a $ref, which clients may not resolve"
+            }
+        })
+    }
+}
+
+impl std::error::Error for OutputSchemaError {}

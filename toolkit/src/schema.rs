@@ -1,0 +1,235 @@
+//! The JSON schemas a client sees: the input schema built from the same [`ToolSpec`] the parser
+//! enforces, and the output schema derived from the output type with schemars, made
+//! self-contained and free of `null` types.
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::{Map, Value, json};
+
+use crate::{DefaultValue, Kind, Presence, ToolSpec};
+
+/// The input schema of a tool: one property per argument with its type and rules, the required
+/// ones listed, and no other names allowed.
+pub fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for arg in spec.args {
+        let mut property = Map::new();
+        match arg.kind {
+            Kind::String {
+                min_chars,
+                max_chars,
+            } => {
+                property.insert("type".into(), json!("string"));
+                if let Some(min) = min_chars {
+                    property.insert("minLength".into(), json!(min));
+                }
+                if let Some(max) = max_chars {
+                    property.insert("maxLength".into(), json!(max));
+                }
+            }
+            Kind::Boolean => {
+                property.insert("type".into(), json!("boolean"));
+            }
+            Kind::Integer { min, max } => {
+                property.insert("type".into(), json!("integer"));
+                property.insert("minimum".into(), integer_json(min));
+                property.insert("maximum".into(), integer_json(max));
+            }
+            Kind::Uuid => {
+                property.insert("type".into(), json!("string"));
+                property.insert("format".into(), json!("uuid"));
+            }
+        }
+        match arg.presence {
+            Presence::Required => required.push(json!(arg.name)),
+            Presence::Default(default) => {
+                property.insert("default".into(), default_json(default));
+            }
+            Presence::Optional | Presence::RequiredUnless(_) => {}
+        }
+        if let Some(description) = arg.description {
+            property.insert("description".into(), json!(description));
+        }
+        properties.insert(arg.name.into(), Value::Object(property));
+    }
+
+    let mut schema = Map::new();
+    schema.insert("type".into(), json!("object"));
+    schema.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        schema.insert("required".into(), Value::Array(required));
+    }
+    schema.insert("additionalProperties".into(), json!(false));
+    schema
+}
+
+/// Bounds come from `i32`..`u64`, so they always fit one of serde_json's integer types.
+fn integer_json(value: i128) -> Value {
+    if let Ok(signed) = i64::try_from(value) {
+        json!(signed)
+    } else if let Ok(unsigned) = u64::try_from(value) {
+        json!(unsigned)
+    } else {
+        json!(value as f64)
+    }
+}
+
+fn default_json(default: DefaultValue) -> Value {
+    match default {
+        DefaultValue::String(text) => json!(text),
+        DefaultValue::Boolean(flag) => json!(flag),
+        DefaultValue::Integer(number) => integer_json(number),
+    }
+}
+
+/// Why an output type cannot be published as an MCP output schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutputSchemaError {
+    /// MCP needs the root of an output schema to be an object.
+    NotAnObject,
+    /// A recursive type keeps a `$ref`, which some clients cannot resolve.
+    Reference,
+}
+
+/// The output schema of `T`: serialisation contract, every subschema inlined, no `$schema`,
+/// no root title, and a property that is left out when absent not also typed `null`.
+pub fn output_schema<T: JsonSchema>() -> Result<Map<String, Value>, OutputSchemaError> {
+    let generator = SchemaSettings::draft2020_12()
+        .for_serialize()
+        .with(|settings| {
+            settings.inline_subschemas = true;
+            settings.meta_schema = None;
+        })
+        .into_generator();
+    let schema = generator.into_root_schema_for::<T>().to_value();
+    let Value::Object(mut schema) = schema else {
+        return Err(OutputSchemaError::NotAnObject);
+    };
+    if schema.get("type") != Some(&json!("object")) {
+        return Err(OutputSchemaError::NotAnObject);
+    }
+    schema.remove("title");
+    schema.remove("$defs");
+    let mut schema = Value::Object(schema);
+    tidy(&mut schema);
+    if mentions_reference(&schema) {
+        return Err(OutputSchemaError::Reference);
+    }
+    match schema {
+        Value::Object(schema) => Ok(schema),
+        _ => Err(OutputSchemaError::NotAnObject),
+    }
+}
+
+/// Removes `null` from the type of every property that is not required: the server leaves such
+/// a property out rather than sending `null` (`#[serde(skip_serializing_if = "Option::is_none")]`).
+fn tidy(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            let required: Vec<String> = object
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|names| {
+                    names
+                        .iter()
+                        .filter_map(|name| name.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(Value::Object(properties)) = object.get_mut("properties") {
+                for (name, property) in properties.iter_mut() {
+                    if !required.contains(name) {
+                        drop_null(property);
+                    }
+                }
+            }
+            object.values_mut().for_each(tidy);
+        }
+        Value::Array(items) => items.iter_mut().for_each(tidy),
+        _ => {}
+    }
+}
+
+fn drop_null(property: &mut Value) {
+    let Value::Object(object) = property else {
+        return;
+    };
+    if let Some(Value::Array(types)) = object.get("type") {
+        let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        let kept = match <[Value; 1]>::try_from(kept) {
+            Ok([single]) => single,
+            Err(kept) => Value::Array(kept),
+        };
+        object.insert("type".into(), kept);
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(choices)) = object.get_mut(key) {
+            choices.retain(|choice| choice != &json!({ "type": "null" }));
+            if choices.len() == 1 {
+                let choice = choices.remove(0);
+                object.remove(key);
+                if let Value::Object(choice) = choice {
+                    for (name, value) in choice {
+                        object.entry(name).or_insert(value);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn mentions_reference(schema: &Value) -> bool {
+    match schema {
+        Value::Object(object) => {
+            object.contains_key("$ref") || object.values().any(mentions_reference)
+        }
+        Value::Array(items) => items.iter().any(mentions_reference),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Serialize, JsonSchema)]
+    struct Inner {
+        stars: u8,
+    }
+
+    #[derive(serde::Serialize, JsonSchema)]
+    #[serde(rename_all = "camelCase")]
+    struct Outer {
+        /// The average.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        average_stars: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        inner: Option<Inner>,
+        items: Vec<Inner>,
+    }
+
+    #[test]
+    fn output_schema_is_inlined_and_never_nullable() {
+        let schema = Value::Object(output_schema::<Outer>().unwrap());
+        assert_eq!(
+            schema["properties"]["averageStars"]["type"],
+            json!("number")
+        );
+        assert_eq!(schema["properties"]["inner"]["type"], json!("object"));
+        assert_eq!(
+            schema["properties"]["items"]["items"]["type"],
+            json!("object")
+        );
+        assert_eq!(schema["required"], json!(["items"]));
+        let text = schema.to_string();
+        for absent in ["$ref", "$defs", "$schema", "null", "\"title\""] {
+            assert!(!text.contains(absent), "{absent} in {text}");
+        }
+    }
+
+    #[test]
+    fn output_schema_root_must_be_an_object() {
+        assert_eq!(output_schema::<u32>(), Err(OutputSchemaError::NotAnObject));
+    }
+}

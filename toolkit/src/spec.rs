@@ -1,0 +1,109 @@
+//! The static description of a tool that `#[derive(Tool)]` generates: its name, title, hints and
+//! every argument with its rules. Parsing, the input schema and the rmcp registration are all
+//! computed from this one value, which is why what a client is told and what the server enforces
+//! cannot disagree.
+
+/// Everything the framework knows about one tool, generated from its declaration.
+#[derive(Debug)]
+pub struct ToolSpec {
+    /// The MCP tool name (`movies_search`).
+    pub name: &'static str,
+    /// The human-readable title (`Search movies`).
+    pub title: &'static str,
+    /// The description a model reads: the struct's doc comment or `description = "..."`.
+    pub description: &'static str,
+    /// The four MCP behaviour hints, every one stated in the declaration.
+    pub hints: Hints,
+    /// The arguments, in declaration order: the order of the schema and of violations.
+    pub args: &'static [ArgSpec],
+}
+
+impl ToolSpec {
+    /// The argument declared by the Rust field `field`, if there is one.
+    pub fn arg(&self, field: &str) -> Option<&ArgSpec> {
+        self.args.iter().find(|arg| arg.field == field)
+    }
+}
+
+/// The MCP tool annotations, which tell a client how careful to be with a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hints {
+    /// The tool changes nothing.
+    pub read_only: bool,
+    /// The tool may destroy or overwrite data (meaningful only when not read-only).
+    pub destructive: bool,
+    /// Calling the tool twice with the same arguments has no further effect.
+    pub idempotent: bool,
+    /// The tool reaches things outside this server (the web, other systems).
+    pub open_world: bool,
+}
+
+/// One argument: its names, its type and every rule it carries.
+#[derive(Debug)]
+pub struct ArgSpec {
+    /// The Rust field the value goes into (`movie_id`).
+    pub field: &'static str,
+    /// The name on the wire (`movieId`).
+    pub name: &'static str,
+    /// The name in a validation message: the wire name, first letter capitalised (`MovieId`).
+    pub label: &'static str,
+    /// The field's doc comment, published as the argument's description.
+    pub description: Option<&'static str>,
+    /// The JSON type and the rules that go with it.
+    pub kind: Kind,
+    /// What happens when the argument is left out.
+    pub presence: Presence,
+    /// A sentence that replaces the default one when a declared rule of this argument breaks.
+    pub message: Option<&'static str>,
+    /// Index of the argument that, when given, makes this one ignored: it is still validated,
+    /// but neither checked for existence nor passed to the tool.
+    pub ignored_with: Option<usize>,
+}
+
+/// The type of an argument and the rules that type allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A JSON string, with optional bounds on its length in Unicode scalar values.
+    String {
+        /// The fewest characters allowed.
+        min_chars: Option<u64>,
+        /// The most characters allowed.
+        max_chars: Option<u64>,
+    },
+    /// `true` or `false`.
+    Boolean,
+    /// A JSON number with no fractional part, within bounds that always include the Rust
+    /// type's own: an offset of 2^70 is a broken rule, not an overflow.
+    Integer {
+        /// The smallest value allowed.
+        min: i128,
+        /// The largest value allowed.
+        max: i128,
+    },
+    /// A UUID string in the hyphenated 36-character form, in any case.
+    Uuid,
+}
+
+/// What a missing (or `null`) argument means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Presence {
+    /// Leaving it out is a broken rule.
+    Required,
+    /// Leaving it out gives the tool `None`.
+    Optional,
+    /// Leaving it out gives the tool this value.
+    Default(DefaultValue),
+    /// Leaving it out is a broken rule unless the argument at this index is given.
+    RequiredUnless(usize),
+}
+
+/// A declared default value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefaultValue {
+    /// A string default.
+    String(&'static str),
+    /// A boolean default.
+    Boolean(bool),
+    /// An integer default, already checked against the argument's bounds.
+    Integer(i128),
+}
