@@ -1,1 +1,23 @@
-//! x
+//! Shared support for the workspace tests: connecting a real rmcp client to a server running
+//! in-process over a duplex pipe, as a client application would over stdio.
+
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServerHandler, ServiceExt};
+
+/// Bytes buffered in each direction of the in-process pipe.
+const PIPE_BUFFER: usize = 1 << 16;
+
+/// Starts `server` on one end of a duplex pipe and an rmcp client on the other, and returns
+/// the initialized client. The server runs until the client is dropped or cancelled.
+pub async fn connect<S: ServerHandler>(server: S) -> RunningService<RoleClient, ()> {
+    let (client_end, server_end) = tokio::io::duplex(PIPE_BUFFER);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            // The pipe closing ends the server; how it ended does not matter to a test.
+            let _ = running.waiting().await;
+        }
+    });
+    ().serve(client_end)
+        .await
+        .expect("the client initializes against the in-process server")
+}

@@ -39,15 +39,30 @@ impl ToolError {
     /// A broken rule that only the tool can see (one needing the database, say), reported in
     /// the same form as a declared one. `field` is the Rust field name of an argument of `T`.
     pub fn invalid<T: Tool>(field: &str, sentence: impl Into<String>) -> Self {
-        let label = T::SPEC.arg(field).map_or(field, |arg| arg.label);
         let mut violations = Violations::default();
-        violations.push(label, sentence);
+        violations.push_arg::<T>(field, sentence);
         ToolError::Invalid(violations)
     }
 
     /// An unexpected failure with its cause, for the log.
     pub fn unexpected(cause: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
         ToolError::Unexpected(cause.into())
+    }
+}
+
+/// The text a model reads for a broken rule or a missing row; for an unexpected failure, its
+/// cause (which only the log sees: the client gets a reference instead).
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::Invalid(violations) => violations.fmt(f),
+            ToolError::NotFound {
+                entity,
+                id,
+                listed_by,
+            } => f.write_str(&not_found_message(entity, *id, listed_by)),
+            ToolError::Unexpected(cause) => write!(f, "unexpected failure: {cause}"),
+        }
     }
 }
 
@@ -78,6 +93,13 @@ impl Violations {
             argument: argument.into(),
             sentence: sentence.into(),
         });
+    }
+
+    /// Adds a broken rule of the argument that tool `T` declares as the Rust field `field`,
+    /// under that argument's label (`movie_id` is reported as `MovieId`).
+    pub fn push_arg<T: Tool>(&mut self, field: &str, sentence: impl Into<String>) {
+        let label = T::SPEC.arg(field).map_or(field, |arg| arg.label);
+        self.push(label, sentence);
     }
 
     /// True when no rule was broken.

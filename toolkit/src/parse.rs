@@ -223,23 +223,31 @@ fn fold_name(name: &str) -> Vec<char> {
         .collect()
 }
 
-/// Levenshtein distance over characters, with one row of memory.
+/// Edits between two names: insertions, deletions, substitutions and swaps of neighbours
+/// (`nmae` is one edit from `name`), the optimal-string-alignment distance.
 fn edit_distance(a: &[char], b: &[char]) -> usize {
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, &ca) in a.iter().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = if ca == cb {
-                diagonal
-            } else {
-                1 + diagonal.min(above).min(row[j])
-            };
-            diagonal = above;
+    let width = b.len() + 1;
+    let mut table: Vec<usize> = vec![0; (a.len() + 1) * width];
+    let at = |i: usize, j: usize| i * width + j;
+    for i in 0..=a.len() {
+        table[at(i, 0)] = i;
+    }
+    for j in 0..=b.len() {
+        table[at(0, j)] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let substitution = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (table[at(i - 1, j)] + 1)
+                .min(table[at(i, j - 1)] + 1)
+                .min(table[at(i - 1, j - 1)] + substitution);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(table[at(i - 2, j - 2)] + 1);
+            }
+            table[at(i, j)] = best;
         }
     }
-    row[b.len()]
+    table[at(a.len(), b.len())]
 }
 
 #[cfg(test)]
@@ -283,6 +291,7 @@ mod tests {
         assert_eq!(edit_distance(&chars("query"), &chars("query")), 0);
         assert_eq!(edit_distance(&chars("querry"), &chars("query")), 1);
         assert_eq!(edit_distance(&chars("limt"), &chars("limit")), 1);
+        assert_eq!(edit_distance(&chars("nmae"), &chars("name")), 1);
         assert_eq!(edit_distance(&chars(""), &chars("abc")), 3);
     }
 

@@ -12,7 +12,6 @@ use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, ToolAnnotations};
 
-use crate::error::not_found_message;
 use crate::schema::{OutputSchemaError, input_schema, output_schema};
 use crate::{Run, Tool, ToolError};
 
@@ -66,17 +65,12 @@ fn encode<O: serde::Serialize>(tool: &str, outcome: Result<O, ToolError>) -> Cal
         Err(error) => error,
     };
     let text = match error {
-        ToolError::Invalid(violations) => violations.to_string(),
-        ToolError::NotFound {
-            entity,
-            id,
-            listed_by,
-        } => not_found_message(entity, id, listed_by),
         ToolError::Unexpected(cause) => {
             let reference = new_reference();
             tracing::error!(tool, reference, cause = %cause, "tool call failed");
             format!("Error: Something unexpected happened. Reference: {reference}.")
         }
+        known => known.to_string(),
     };
     CallToolResult::error(vec![ContentBlock::text(text)])
 }

@@ -122,11 +122,26 @@ pub fn output_schema<T: JsonSchema>() -> Result<Map<String, Value>, OutputSchema
     }
 }
 
-/// Removes `null` from the type of every property that is not required: the server leaves such
-/// a property out rather than sending `null` (`#[serde(skip_serializing_if = "Option::is_none")]`).
+/// The `format`s schemars gives Rust number types. JSON Schema does not define them, and some
+/// clients' validators refuse a schema with a format they do not know.
+const NUMBER_FORMATS: &[&str] = &[
+    "int8", "int16", "int32", "int64", "int", "uint8", "uint16", "uint32", "uint64", "uint",
+    "float", "double",
+];
+
+/// Removes `null` from the type of every property that is not required (the server leaves such
+/// a property out rather than sending `null`: `skip_serializing_if = "Option::is_none"`), and
+/// drops the non-standard number formats.
 fn tidy(schema: &mut Value) {
     match schema {
         Value::Object(object) => {
+            if object
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|format| NUMBER_FORMATS.contains(&format))
+            {
+                object.remove("format");
+            }
             let required: Vec<String> = object
                 .get("required")
                 .and_then(Value::as_array)
@@ -223,7 +238,7 @@ mod tests {
         );
         assert_eq!(schema["required"], json!(["items"]));
         let text = schema.to_string();
-        for absent in ["$ref", "$defs", "$schema", "null", "\"title\""] {
+        for absent in ["$ref", "$defs", "$schema", "null", "\"title\"", "format"] {
             assert!(!text.contains(absent), "{absent} in {text}");
         }
     }

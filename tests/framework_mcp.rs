@@ -1,0 +1,233 @@
+//! Declared tools served through rmcp and called by a real MCP client over an in-process pipe:
+//! the registration a client lists (snapshotted whole), results, tool errors as `isError`
+//! results, and an unknown tool as the JSON-RPC error the MCP specification prescribes.
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ErrorCode, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{RequestContext, ServiceError};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+use toolkit::{Entity, Exists, Run, Tool, ToolError, Toolbox, Uuid};
+use workspace_tests::connect;
+
+const MOVIE: Uuid = Uuid::from_u128(0x3f2504e0_4f89_11d3_9a0c_0305e82c3301);
+
+pub struct Movie;
+
+impl Entity for Movie {
+    const NAME: &'static str = "movie";
+    const LISTED_BY: &'static [&'static str] = &["movies_search"];
+}
+
+/// A page of titles.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Page {
+    /// The titles on this page.
+    items: Vec<Title>,
+    /// Pass it as offset to get the next page. Left out on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_offset: Option<u32>,
+}
+
+/// One title.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Title {
+    /// The movie's id.
+    id: Uuid,
+    /// The movie's title.
+    title: String,
+    /// The average rating, left out when there are no reviews.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    average: Option<f64>,
+}
+
+/// Finds movies whose title contains a search term, ignoring case.
+///
+/// Leave the query empty to browse every movie a page at a time.
+#[derive(Tool)]
+#[tool(name = "movies_search", title = "Search movies", output = Page,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct MoviesSearch {
+    /// Part of the title to look for.
+    #[arg(max_chars = 100)]
+    query: Option<String>,
+    /// How many results to skip.
+    #[arg(min = 0, default = 0)]
+    offset: u32,
+    /// How many results to return.
+    #[arg(min = 1, max = 50, default = 10)]
+    limit: u32,
+}
+
+impl Run<Catalog> for MoviesSearch {
+    async fn run(self, _catalog: &Catalog) -> Result<Page, ToolError> {
+        let title = self.query.unwrap_or_default();
+        let items = (self.offset..self.offset + self.limit.min(2))
+            .map(|_| Title {
+                id: MOVIE,
+                title: title.clone(),
+                average: None,
+            })
+            .collect();
+        Ok(Page {
+            items,
+            next_offset: Some(self.offset + 2),
+        })
+    }
+}
+
+/// What happened.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Deleted {
+    /// The review's id.
+    review_id: Uuid,
+    /// Always true.
+    deleted: bool,
+}
+
+/// Permanently deletes a review. Confirm with the user first.
+#[derive(Tool)]
+#[tool(name = "reviews_delete", title = "Delete review", output = Deleted,
+       read_only = false, destructive, idempotent, open_world = false)]
+pub struct ReviewsDelete {
+    /// The review to delete.
+    #[arg(exists = Movie)]
+    review_id: Uuid,
+}
+
+impl Run<Catalog> for ReviewsDelete {
+    async fn run(self, _catalog: &Catalog) -> Result<Deleted, ToolError> {
+        Ok(Deleted {
+            review_id: self.review_id,
+            deleted: true,
+        })
+    }
+}
+
+/// A server holding one router built by the toolkit.
+pub struct Catalog {
+    tools: ToolRouter<Catalog>,
+}
+
+impl Exists<Movie> for Catalog {
+    async fn exists(&self, id: Uuid) -> Result<bool, ToolError> {
+        Ok(id == MOVIE)
+    }
+}
+
+impl ServerHandler for Catalog {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.list_all()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.tools
+            .call(ToolCallContext::new(self, request, context))
+            .await
+    }
+}
+
+fn catalog() -> Catalog {
+    let tools = Toolbox::new()
+        .tool::<MoviesSearch>()
+        .tool::<ReviewsDelete>()
+        .build()
+        .expect("the example tools assemble");
+    Catalog { tools }
+}
+
+fn call(name: &'static str, arguments: Value) -> CallToolRequestParams {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object");
+    };
+    CallToolRequestParams::new(name).with_arguments(arguments)
+}
+
+#[tokio::test]
+async fn a_client_lists_every_declared_tool_whole() {
+    let client = connect(catalog()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false }, {
+        insta::assert_json_snapshot!("framework_tools_list", tools);
+    });
+}
+
+#[tokio::test]
+async fn a_call_returns_compact_text_and_the_same_structured_content() {
+    let client = connect(catalog()).await;
+    let result = client
+        .call_tool(call(
+            "movies_search",
+            json!({ "query": "Alien", "limit": 1 }),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(false));
+    let expected = json!({
+        "items": [{ "id": MOVIE, "title": "Alien" }],
+        "nextOffset": 2,
+    });
+    assert_eq!(result.structured_content, Some(expected.clone()));
+    assert_eq!(
+        result.content[0].as_text().unwrap().text,
+        expected.to_string()
+    );
+}
+
+#[tokio::test]
+async fn broken_rules_and_missing_rows_are_tool_results_not_protocol_errors() {
+    let client = connect(catalog()).await;
+    let result = client
+        .call_tool(call("movies_search", json!({ "limit": 0, "Query": "x" })))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(
+        result.content[0].as_text().unwrap().text,
+        "Validation Failed: Limit: Must be between 1 and 50, not 0. \
+         Query: Not an argument of this tool. Did you mean query? \
+         Correct the arguments and call the tool again."
+    );
+
+    let nobody = Uuid::nil();
+    let result = client
+        .call_tool(call("reviews_delete", json!({ "reviewId": nobody })))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(
+        result.content[0].as_text().unwrap().text,
+        format!("Not Found: No movie has the id {nobody}. Call movies_search to find movie ids.")
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_a_json_rpc_invalid_params_error() {
+    let client = connect(catalog()).await;
+    let error = client
+        .call_tool(call("movies_delete", json!({})))
+        .await
+        .expect_err("no such tool");
+    let ServiceError::McpError(error) = error else {
+        panic!("expected a JSON-RPC error, got {error:?}");
+    };
+    assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+}

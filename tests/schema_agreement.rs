@@ -1,0 +1,918 @@
+//! The input schema a client is shown and the parser the server runs agree.
+//!
+//! For each small tool declared below (between them every argument kind: bounded and free
+//! strings, optional strings, booleans with a default, integers of every width with negative,
+//! declared and only-the-type's bounds, UUIDs and optional UUIDs), proptest generates argument
+//! objects, and a real JSON Schema validator (`jsonschema`, draft 2020-12, with `format`
+//! enforced so `format: uuid` counts) run on `toolkit::input_schema(T::SPEC)` must accept
+//! exactly the objects `toolkit::parse::<T>` accepts. When both accept, the values the tool
+//! receives must be the ones sent (or the declared defaults).
+//!
+//! The generated objects are mostly valid objects with a few changes applied: values just
+//! inside and just outside each bound (string lengths in characters, with multi-byte characters
+//! and combining marks; integers written as integers, as integral floats like `5.0`, as
+//! fractions, and as floats beyond `i64`/`u64` like `1e20` and 2^70), wrong JSON types, UUIDs
+//! in every case and in refused forms (braced, unhyphenated, URN, a bad hex digit, a wrong
+//! length), missing and `null` arguments, and unknown names (random ones and near misses of the
+//! real names). Each test counts both answers, overall, per argument and at each bound, so it
+//! cannot pass without exercising them.
+//!
+//! One documented leniency of the parser that a plain schema cannot express is normalised
+//! before comparing: `null` for a declared argument means "left out", so such keys are removed
+//! before the object goes to the schema validator (an unknown name stays, even with `null`).
+//! The cross-argument rules (`required_unless`, `ignored_with`) and `exists` are out of scope
+//! here and no declaration below uses them.
+
+use std::cell::RefCell;
+
+use jsonschema::Validator;
+use proptest::collection::vec;
+use proptest::prelude::*;
+use proptest::sample::select;
+use proptest::strategy::Union;
+use proptest::test_runner::{RngAlgorithm, TestCaseError, TestError, TestRunner};
+use serde_json::{Map, Number, Value, json};
+use toolkit::{ArgSpec, DefaultValue, Kind, Presence, Tool, ToolError, ToolSpec, Uuid, Violations};
+
+/// Generated argument objects per declaration.
+const CASES: u32 = 2000;
+
+type Object = Map<String, Value>;
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Out {}
+
+// The declarations. `Serialize` (camelCase, like the wire names) lets a test compare what the
+// tool receives with what was sent.
+
+/// Strings with and without length rules, and a boolean with a default.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "texts", title = "Texts", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+struct Texts {
+    /// Two to eight characters.
+    #[arg(min_chars = 2, max_chars = 8)]
+    title: String,
+    /// Any text, or none.
+    note: Option<String>,
+    /// At most five characters, or none.
+    #[arg(max_chars = 5)]
+    label: Option<String>,
+    /// One to twelve characters, `title` when left out.
+    #[arg(min_chars = 1, max_chars = 12, default = "title")]
+    order: String,
+    /// True when left out.
+    #[arg(default = true)]
+    verbose: bool,
+}
+
+/// Integers of every width, with negative, declared and only the type's own bounds.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "numbers", title = "Numbers", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+struct Numbers {
+    /// Between -10 and -1.
+    #[arg(min = -10, max = -1)]
+    delta: i32,
+    /// Any `i64`.
+    anything: i64,
+    /// Between 1 and 50, 10 when left out.
+    #[arg(min = 1, max = 50, default = 10)]
+    limit: u32,
+    /// Any `u64`.
+    size: u64,
+    /// Any `u32`, 0 when left out.
+    #[arg(default = 0)]
+    offset: u32,
+    /// Any `i32`, or none.
+    level: Option<i32>,
+}
+
+/// A required and an optional UUID.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "ids", title = "Ids", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+struct Ids {
+    /// Required.
+    id: Uuid,
+    /// Optional.
+    parent_id: Option<Uuid>,
+}
+
+/// Every kind in one tool, so that problems in several arguments meet.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "everything", title = "Everything", output = Out,
+       read_only = false, destructive, idempotent = false, open_world = false)]
+struct Everything {
+    #[arg(min_chars = 2, max_chars = 8)]
+    title: String,
+    note: Option<String>,
+    #[arg(default = false)]
+    verbose: bool,
+    #[arg(min = -10, max = -1)]
+    delta: i32,
+    anything: i64,
+    #[arg(min = 1, max = 50, default = 10)]
+    limit: u32,
+    size: u64,
+    id: Uuid,
+    parent_id: Option<Uuid>,
+}
+
+#[test]
+fn texts_schema_and_parser_agree() {
+    check_agreement::<Texts>();
+}
+
+#[test]
+fn numbers_schema_and_parser_agree() {
+    check_agreement::<Numbers>();
+}
+
+#[test]
+fn ids_schema_and_parser_agree() {
+    check_agreement::<Ids>();
+}
+
+#[test]
+fn everything_schema_and_parser_agree() {
+    check_agreement::<Everything>();
+}
+
+/// Guards the setup: with format validation off, `format: uuid` would accept any string.
+#[test]
+fn the_validator_enforces_uuid_format() {
+    let validator = validator_for(Ids::SPEC);
+    assert!(validator.is_valid(&json!({ "id": "3F2504E0-4f89-11d3-9a0c-0305e82c3301" })));
+    assert!(!validator.is_valid(&json!({ "id": "not a uuid" })));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The check
+
+/// Runs `CASES` generated objects through both the schema and the parser of `T`, failing on
+/// the first (shrunk) disagreement, then requires that both answers occurred often enough.
+fn check_agreement<T: Tool + serde::Serialize>() {
+    let spec = T::SPEC;
+    let validator = validator_for(spec);
+    let tally = RefCell::new(Tally::new(spec));
+    // No failure persistence: a failure prints its (shrunk) object, which is all it takes to
+    // reproduce it, and the run writes no files. PROPTEST_RNG_SEED fixes the seed. XorShift
+    // because ChaCha, unoptimised in a debug build, would take most of the run time.
+    let mut runner = TestRunner::new(ProptestConfig {
+        cases: CASES,
+        failure_persistence: None,
+        rng_algorithm: RngAlgorithm::XorShift,
+        ..ProptestConfig::default()
+    });
+    let result = runner.run(&arguments(spec), |object| {
+        let verdict = judge::<T>(&validator, spec, &object)?;
+        tally.borrow_mut().record(spec, &object, &verdict);
+        Ok(())
+    });
+    match result {
+        Ok(()) => {}
+        Err(TestError::Fail(reason, _)) => panic!("{}: {reason}", spec.name),
+        Err(TestError::Abort(reason)) => panic!("{}: proptest aborted: {reason}", spec.name),
+    }
+    tally.into_inner().assert_both_answers(spec);
+}
+
+/// The tool's input schema, compiled as draft 2020-12 with formats enforced.
+fn validator_for(spec: &ToolSpec) -> Validator {
+    let schema = Value::Object(toolkit::input_schema(spec));
+    jsonschema::draft202012::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap_or_else(|error| panic!("{}: the input schema does not compile: {error}", spec.name))
+}
+
+/// What both sides said about one object, once they agree.
+enum Verdict {
+    Accepted,
+    Rejected(Violations),
+}
+
+/// Asks the schema and the parser; a disagreement (or an accepted object whose values do not
+/// reach the tool intact) fails the case with everything needed to see why.
+fn judge<T: Tool + serde::Serialize>(
+    validator: &Validator,
+    spec: &ToolSpec,
+    object: &Object,
+) -> Result<Verdict, TestCaseError> {
+    let instance = Value::Object(without_null_arguments(spec, object));
+    let schema_accepts = validator.is_valid(&instance);
+    match (schema_accepts, toolkit::parse::<T>(Some(object))) {
+        (true, Ok(tool)) => {
+            let received =
+                serde_json::to_value(&tool).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let expected = Value::Object(expected_values(spec, object));
+            if received == expected {
+                Ok(Verdict::Accepted)
+            } else {
+                Err(TestCaseError::fail(format!(
+                    "both accept {}, but the tool receives {received} instead of {expected}",
+                    Value::Object(object.clone())
+                )))
+            }
+        }
+        (false, Err(ToolError::Invalid(violations))) => Ok(Verdict::Rejected(violations)),
+        (_, parsed) => {
+            let schema_says = if schema_accepts {
+                "accepts".to_owned()
+            } else {
+                let errors: Vec<String> = validator
+                    .iter_errors(&instance)
+                    .map(|error| format!("{error} (at '{}')", error.instance_path()))
+                    .collect();
+                format!("rejects: {}", errors.join("; "))
+            };
+            let parser_says = match parsed {
+                Ok(_) => "accepts".to_owned(),
+                Err(ToolError::Invalid(violations)) => format!("rejects: {violations}"),
+                Err(other) => format!("fails unexpectedly: {other:?}"),
+            };
+            let arguments = Value::Object(object.clone());
+            let normalised = if instance == arguments {
+                String::new()
+            } else {
+                format!("\n  schema was given (nulls left out): {instance}")
+            };
+            let schema = Value::Object(toolkit::input_schema(spec));
+            Err(TestCaseError::fail(format!(
+                "the input schema and the parser disagree\n  arguments: {arguments}\n  \
+                 schema:    {schema_says}\n  parser:    {parser_says}{normalised}\n  \
+                 input schema: {schema}"
+            )))
+        }
+    }
+}
+
+/// The object with `null`-valued declared arguments removed: the parser reads `null` as "left
+/// out", a leniency the schema cannot state. Unknown names are kept whatever their value.
+fn without_null_arguments(spec: &ToolSpec, object: &Object) -> Object {
+    object
+        .iter()
+        .filter(|(name, value)| !(value.is_null() && declared(spec, name)))
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect()
+}
+
+fn declared(spec: &ToolSpec, name: &str) -> bool {
+    spec.args.iter().any(|arg| arg.name == name)
+}
+
+/// What an accepted object should give the tool, as the tool serialises it: each value sent
+/// (integers as exact integers, UUIDs in lower case), else the default, else `null`.
+fn expected_values(spec: &ToolSpec, object: &Object) -> Object {
+    let expected = |arg: &ArgSpec| match (object.get(arg.name).filter(|v| !v.is_null()), arg.kind) {
+        (Some(Value::Number(number)), Kind::Integer { .. }) => {
+            integral(number).map_or(Value::Null, exact_integer)
+        }
+        (Some(Value::String(text)), Kind::Uuid) => json!(text.to_lowercase()),
+        (Some(value), _) => value.clone(),
+        (None, _) => match arg.presence {
+            Presence::Default(DefaultValue::String(text)) => json!(text),
+            Presence::Default(DefaultValue::Boolean(flag)) => json!(flag),
+            Presence::Default(DefaultValue::Integer(number)) => exact_integer(number),
+            _ => Value::Null,
+        },
+    };
+    spec.args
+        .iter()
+        .map(|arg| (arg.name.to_owned(), expected(arg)))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Counting both answers
+
+/// How often each answer occurred, overall and per argument.
+struct Tally {
+    accepted: u32,
+    rejected: u32,
+    /// Rejected only for unknown names.
+    unknown_alone: u32,
+    args: Vec<ArgTally>,
+}
+
+#[derive(Default)]
+struct ArgTally {
+    /// Accepted with this argument given.
+    given: u32,
+    /// Accepted with this argument exactly at one of its bounds.
+    at_bound: u32,
+    /// Rejected for this argument alone.
+    blamed_alone: u32,
+    /// Rejected for this argument alone, one step past one of its bounds.
+    past_bound: u32,
+}
+
+/// Where a value sits relative to an argument's bounds (lengths in characters, or integers).
+#[derive(PartialEq)]
+enum Position {
+    AtBound,
+    PastBound,
+    Elsewhere,
+}
+
+impl Tally {
+    fn new(spec: &ToolSpec) -> Self {
+        Tally {
+            accepted: 0,
+            rejected: 0,
+            unknown_alone: 0,
+            args: spec.args.iter().map(|_| ArgTally::default()).collect(),
+        }
+    }
+
+    fn record(&mut self, spec: &ToolSpec, object: &Object, verdict: &Verdict) {
+        let given = |arg: &ArgSpec| object.get(arg.name).filter(|value| !value.is_null());
+        match verdict {
+            Verdict::Accepted => {
+                self.accepted += 1;
+                for (arg, tally) in spec.args.iter().zip(&mut self.args) {
+                    if let Some(value) = given(arg) {
+                        tally.given += 1;
+                        tally.at_bound += u32::from(position(arg, value) == Position::AtBound);
+                    }
+                }
+            }
+            Verdict::Rejected(violations) => {
+                self.rejected += 1;
+                let blamed: Vec<Option<usize>> = violations
+                    .iter()
+                    .map(|violation| {
+                        let unknown = violation.sentence.starts_with("Not an argument");
+                        let index = spec.args.iter().position(|a| a.label == violation.argument);
+                        index.filter(|_| !unknown)
+                    })
+                    .collect();
+                if blamed.iter().all(Option::is_none) {
+                    self.unknown_alone += 1;
+                } else if let [Some(index), rest @ ..] = blamed.as_slice()
+                    && rest.iter().all(|other| other == &Some(*index))
+                {
+                    let (arg, tally) = (&spec.args[*index], &mut self.args[*index]);
+                    tally.blamed_alone += 1;
+                    let past = given(arg).is_some_and(|v| position(arg, v) == Position::PastBound);
+                    tally.past_bound += u32::from(past);
+                }
+            }
+        }
+    }
+
+    /// Both answers, often: overall, for each argument, at and just past each bound, and for
+    /// unknown names. The thresholds sit far below what the generators produce on average.
+    fn assert_both_answers(&self, spec: &ToolSpec) {
+        let name = spec.name;
+        let total = self.accepted + self.rejected;
+        eprintln!(
+            "{name}: {total} cases, {} accepted, {} rejected, {} for unknown names alone",
+            self.accepted, self.rejected, self.unknown_alone
+        );
+        assert_eq!(total, CASES, "{name}: every case must be judged once");
+        assert!(
+            self.accepted >= CASES / 5,
+            "{name}: only {} accepted",
+            self.accepted
+        );
+        assert!(
+            self.rejected >= CASES / 5,
+            "{name}: only {} rejected",
+            self.rejected
+        );
+        assert!(
+            self.unknown_alone >= 20,
+            "{name}: unknown names alone: {}",
+            self.unknown_alone
+        );
+        for (arg, tally) in spec.args.iter().zip(&self.args) {
+            let arg_name = arg.name;
+            eprintln!(
+                "  {arg_name}: accepted given {}, at a bound {}; rejected alone {}, past a bound {}",
+                tally.given, tally.at_bound, tally.blamed_alone, tally.past_bound
+            );
+            assert!(
+                tally.given >= 50,
+                "{name}.{arg_name}: accepted given: {}",
+                tally.given
+            );
+            assert!(
+                tally.blamed_alone >= 5,
+                "{name}.{arg_name}: rejected for it alone: {}",
+                tally.blamed_alone
+            );
+            if has_bounds(arg) {
+                assert!(
+                    tally.at_bound >= 10,
+                    "{name}.{arg_name}: at a bound: {}",
+                    tally.at_bound
+                );
+                assert!(
+                    tally.past_bound >= 1,
+                    "{name}.{arg_name}: past a bound: {}",
+                    tally.past_bound
+                );
+            }
+        }
+    }
+}
+
+/// Arguments whose values can sit at and past a bound: declared lengths, and every integer.
+fn has_bounds(arg: &ArgSpec) -> bool {
+    match arg.kind {
+        Kind::String {
+            min_chars,
+            max_chars,
+        } => min_chars.is_some_and(|min| min > 0) || max_chars.is_some(),
+        Kind::Integer { .. } => true,
+        Kind::Boolean | Kind::Uuid => false,
+    }
+}
+
+fn position(arg: &ArgSpec, value: &Value) -> Position {
+    let (measure, min, max) = match (arg.kind, value) {
+        (
+            Kind::String {
+                min_chars,
+                max_chars,
+            },
+            Value::String(text),
+        ) if has_bounds(arg) => (
+            i128::try_from(text.chars().count()).ok(),
+            min_chars.map(i128::from),
+            max_chars.map(i128::from),
+        ),
+        (Kind::Integer { min, max }, Value::Number(number)) => {
+            (integral(number), Some(min), Some(max))
+        }
+        _ => return Position::Elsewhere,
+    };
+    let Some(measure) = measure else {
+        return Position::Elsewhere;
+    };
+    if Some(measure) == min || Some(measure) == max {
+        Position::AtBound
+    } else if min.is_some_and(|min| measure == min - 1) || max.is_some_and(|max| measure == max + 1)
+    {
+        Position::PastBound
+    } else {
+        Position::Elsewhere
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers
+
+/// The integer a JSON number stands for exactly, if it has no fractional part; floats beyond
+/// `i128` saturate. Used to classify values and to predict what the tool receives.
+fn integral(number: &Number) -> Option<i128> {
+    if let Some(value) = number.as_i64() {
+        return Some(value.into());
+    }
+    if let Some(value) = number.as_u64() {
+        return Some(value.into());
+    }
+    let float = number.as_f64()?;
+    (float.is_finite() && float.fract() == 0.0).then_some(float as i128)
+}
+
+/// `value` as a JSON integer where `i64` or `u64` holds it, else as the nearest float.
+fn exact_integer(value: i128) -> Value {
+    if let Ok(signed) = i64::try_from(value) {
+        json!(signed)
+    } else if let Ok(unsigned) = u64::try_from(value) {
+        json!(unsigned)
+    } else {
+        float(value as f64)
+    }
+}
+
+/// A JSON float (`5.0` stays a float, not the integer 5).
+fn float(value: f64) -> Value {
+    Number::from_f64(value).map_or(Value::Null, Value::Number)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generators
+
+/// One edit applied to a valid object.
+#[derive(Clone, Debug)]
+enum Change {
+    /// Give argument `index` this value: inside, at or past a bound, or of a wrong type.
+    Set(usize, Value),
+    /// Leave argument `index` out.
+    Remove(usize),
+    /// Send argument `index` as `null`.
+    Null(usize),
+    /// Add a name the tool does not declare.
+    Unknown(String, Value),
+}
+
+/// Argument objects for `spec`: a valid object (optional arguments sometimes left out), then
+/// zero to three changes; three objects in ten have none.
+fn arguments(spec: &'static ToolSpec) -> BoxedStrategy<Object> {
+    let base: Vec<BoxedStrategy<Option<Value>>> = spec.args.iter().map(valid_or_absent).collect();
+    let changes = prop_oneof![
+        6 => Just(0usize),
+        9 => Just(1usize),
+        3 => Just(2usize),
+        2 => Just(3usize),
+    ]
+    .prop_flat_map(move |count| vec(change(spec), count));
+    (base, changes)
+        .prop_map(move |(base, changes)| {
+            let mut object: Object = spec
+                .args
+                .iter()
+                .zip(base)
+                .filter_map(|(arg, value)| Some((arg.name.to_owned(), value?)))
+                .collect();
+            for change in changes {
+                match change {
+                    Change::Set(index, value) => {
+                        object.insert(spec.args[index].name.to_owned(), value);
+                    }
+                    Change::Remove(index) => {
+                        object.remove(spec.args[index].name);
+                    }
+                    Change::Null(index) => {
+                        object.insert(spec.args[index].name.to_owned(), Value::Null);
+                    }
+                    Change::Unknown(name, value) => {
+                        object.insert(name, value);
+                    }
+                }
+            }
+            object
+        })
+        .boxed()
+}
+
+fn change(spec: &'static ToolSpec) -> BoxedStrategy<Change> {
+    let mut choices: Vec<(u32, BoxedStrategy<Change>)> = Vec::new();
+    for (index, arg) in spec.args.iter().enumerate() {
+        let set = candidate(arg).prop_map(move |value| Change::Set(index, value));
+        choices.push((8, set.boxed()));
+        choices.push((1, Just(Change::Remove(index)).boxed()));
+        choices.push((1, Just(Change::Null(index)).boxed()));
+    }
+    let unknown = (unknown_name(spec), unknown_value())
+        .prop_map(|(name, value)| Change::Unknown(name, value))
+        .boxed();
+    let unknown_weight = u32::try_from(spec.args.len()).unwrap_or(1).max(1) * 2;
+    choices.push((unknown_weight, unknown));
+    Union::new_weighted(choices).boxed()
+}
+
+/// A valid value; an argument that may be left out is left out one time in five.
+fn valid_or_absent(arg: &ArgSpec) -> BoxedStrategy<Option<Value>> {
+    let valid = valid(arg).prop_map(Some);
+    match arg.presence {
+        Presence::Required => valid.boxed(),
+        _ => prop_oneof![4 => valid, 1 => Just(None)].boxed(),
+    }
+}
+
+/// A value the argument must accept, often exactly at a bound.
+fn valid(arg: &ArgSpec) -> BoxedStrategy<Value> {
+    match arg.kind {
+        Kind::String {
+            min_chars,
+            max_chars,
+        } => {
+            let min = min_chars.unwrap_or(0);
+            match max_chars {
+                Some(max) => prop_oneof![
+                    2 => text(select(vec![min, max])),
+                    3 => text(min..=max),
+                ]
+                .boxed(),
+                None => prop_oneof![
+                    1 => text(Just(min)),
+                    3 => text(min..=min + 20),
+                    1 => text(min + 100..=min + 300),
+                ]
+                .boxed(),
+            }
+        }
+        Kind::Boolean => any::<bool>().prop_map(Value::Bool).boxed(),
+        Kind::Integer { min, max } => prop_oneof![
+            2 => select(vec![min, max, (min + 1).min(max), (max - 1).max(min)]),
+            3 => min..=max,
+        ]
+        .prop_map(exact_integer)
+        .boxed(),
+        Kind::Uuid => uuid_valid().prop_map(Value::String).boxed(),
+    }
+}
+
+/// A value to put in place of a valid one: often valid, often at or just past a bound, or of a
+/// wrong JSON type.
+fn candidate(arg: &ArgSpec) -> BoxedStrategy<Value> {
+    let near = match arg.kind {
+        Kind::String {
+            min_chars,
+            max_chars,
+        } => string_near_bounds(min_chars, max_chars),
+        Kind::Boolean => any::<bool>().prop_map(Value::Bool).boxed(),
+        Kind::Integer { min, max } => integer_near_bounds(min, max),
+        Kind::Uuid => uuid_candidate().prop_map(Value::String).boxed(),
+    };
+    prop_oneof![
+        2 => valid(arg),
+        5 => near,
+        3 => wrong_type(),
+    ]
+    .boxed()
+}
+
+// Strings
+
+/// Characters of one to four bytes, a combining mark (a character of its own), quotes,
+/// escapes, control characters and anything else, so lengths in bytes and in characters differ.
+fn character() -> BoxedStrategy<char> {
+    prop_oneof![
+        8 => proptest::char::range('a', 'z'),
+        2 => Just('é'),
+        2 => Just('😀'),
+        2 => Just('\u{301}'),
+        1 => Just('中'),
+        1 => Just('"'),
+        1 => Just('\\'),
+        1 => Just('\n'),
+        1 => Just('\u{0}'),
+        1 => Just('\u{feff}'),
+        1 => Just('\u{10ffff}'),
+        2 => any::<char>(),
+    ]
+    .boxed()
+}
+
+/// A string whose length in characters is drawn from `lengths`.
+fn text(lengths: impl Strategy<Value = u64> + 'static) -> BoxedStrategy<Value> {
+    lengths
+        .prop_flat_map(|length| vec(character(), usize::try_from(length).unwrap_or(0)))
+        .prop_map(|chars| Value::String(chars.into_iter().collect()))
+        .boxed()
+}
+
+/// Strings one character either side of each bound, at it, empty, or long.
+fn string_near_bounds(min: Option<u64>, max: Option<u64>) -> BoxedStrategy<Value> {
+    let mut at = vec![0, 1];
+    let mut past = vec![];
+    if let Some(min) = min {
+        at.push(min);
+        past.extend(min.checked_sub(1));
+    }
+    if let Some(max) = max {
+        at.push(max);
+        past.push(max + 1);
+    }
+    if past.is_empty() {
+        past.push(0);
+    }
+    prop_oneof![
+        3 => text(select(at)),
+        3 => text(select(past)),
+        1 => text(200..=400u64),
+    ]
+    .boxed()
+}
+
+// Integers
+
+/// Numbers at and one past each bound and the edges of every integer type, written as JSON
+/// integers, as integral floats (`5.0`) and with fractions (`5.5`); floats beyond `i64` and
+/// `u64` (`1e20`, 2^70); and arbitrary integers and floats.
+fn integer_near_bounds(min: i128, max: i128) -> BoxedStrategy<Value> {
+    let bounds = vec![min, max];
+    // One past each bound, where JSON can say it exactly (i64::MIN - 1 would round to a float
+    // equal to i64::MIN; it still comes up among the other edges).
+    let past: Vec<i128> = [min - 1, max + 1]
+        .into_iter()
+        .filter(|&value| exact_integer(value).as_number().and_then(integral) == Some(value))
+        .collect();
+    let others = vec![
+        min - 1,
+        min + 1,
+        max - 1,
+        max + 1,
+        -1,
+        0,
+        1,
+        i128::from(i32::MIN) - 1,
+        i128::from(i32::MAX) + 1,
+        i128::from(u32::MAX) + 1,
+        i128::from(i64::MIN),
+        i128::from(i64::MAX),
+        i128::from(i64::MAX) + 1,
+        i128::from(u64::MAX),
+        i128::from(u64::MAX) + 1,
+    ];
+    let edges: Vec<i128> = [bounds.clone(), past.clone(), others.clone()].concat();
+    let two = 2f64;
+    let extremes = vec![
+        1e20,
+        -1e20,
+        two.powi(70),
+        -two.powi(70),
+        two.powi(63),
+        -two.powi(63),
+        two.powi(64),
+        two.powi(53) + 1.0,
+        1e300,
+        -1e300,
+        f64::MAX,
+        f64::MIN,
+        f64::MIN_POSITIVE,
+        -0.0,
+        0.5,
+        -0.5,
+        5.5,
+    ];
+    let fractions = vec![0.5, -0.5, 0.25, 1e-6];
+    let any_float = proptest::num::f64::POSITIVE
+        | proptest::num::f64::NEGATIVE
+        | proptest::num::f64::NORMAL
+        | proptest::num::f64::SUBNORMAL
+        | proptest::num::f64::ZERO;
+    prop_oneof![
+        3 => select(bounds).prop_map(exact_integer),
+        6 => select(past).prop_map(exact_integer),
+        3 => select(others).prop_map(exact_integer),
+        2 => select(edges.clone()).prop_map(|value| float(value as f64)),
+        2 => (select(edges), select(fractions))
+            .prop_map(|(value, fraction)| float(value as f64 + fraction)),
+        2 => select(extremes).prop_map(float),
+        1 => (min..=max).prop_map(|value| float(value as f64)),
+        1 => any::<i64>().prop_map(|value| json!(value)),
+        1 => any::<u64>().prop_map(|value| json!(value)),
+        1 => any_float.prop_map(float),
+    ]
+    .boxed()
+}
+
+// UUIDs
+
+/// A hyphenated UUID in lower case, random or one of the all-zero and all-`f` ids.
+fn uuid_text() -> BoxedStrategy<String> {
+    prop_oneof![
+        8 => any::<[u8; 16]>().prop_map(|bytes| Uuid::from_bytes(bytes).to_string()),
+        1 => Just(Uuid::nil().to_string()),
+        1 => Just(Uuid::max().to_string()),
+    ]
+    .boxed()
+}
+
+/// A hyphenated UUID in lower, upper or mixed case: all valid.
+fn uuid_valid() -> BoxedStrategy<String> {
+    (uuid_text(), 0..3u8, vec(any::<bool>(), 36))
+        .prop_map(|(text, case, mask)| match case {
+            0 => text,
+            1 => text.to_uppercase(),
+            _ => text
+                .chars()
+                .zip(mask)
+                .map(|(c, upper)| if upper { c.to_ascii_uppercase() } else { c })
+                .collect(),
+        })
+        .boxed()
+}
+
+/// Valid UUIDs and the forms the hyphenated one is not: braced, unhyphenated, URN, a wrong
+/// character, a character too few or too many, a misplaced hyphen, padding, empty.
+fn uuid_candidate() -> BoxedStrategy<String> {
+    let wrong_chars = vec!['g', 'G', 'z', 'x', '-', ' ', '_', 'é', '0'];
+    prop_oneof![
+        4 => uuid_valid(),
+        1 => uuid_valid().prop_map(|text| format!("{{{text}}}")),
+        1 => uuid_valid().prop_map(|text| text.replace('-', "")),
+        1 => uuid_valid().prop_map(|text| format!("urn:uuid:{text}")),
+        2 => (uuid_valid(), 0..36usize, select(wrong_chars))
+            .prop_map(|(text, at, c)| replace_char(&text, at, c)),
+        1 => (uuid_valid(), 0..36usize).prop_map(|(text, at)| remove_char(&text, at)),
+        1 => (uuid_valid(), 0..=36usize, select(vec!['a', '0', '-']))
+            .prop_map(|(text, at, c)| insert_char(&text, at, c)),
+        1 => uuid_valid().prop_map(|text| format!("{}-{}", &text[..7], text[7..].replacen('-', "", 1))),
+        1 => uuid_valid().prop_map(|text| format!(" {text}")),
+        1 => uuid_valid().prop_map(|text| format!("{text}\n")),
+        1 => Just(String::new()),
+    ]
+    .boxed()
+}
+
+fn replace_char(text: &str, at: usize, with: char) -> String {
+    text.chars()
+        .enumerate()
+        .map(|(index, c)| if index == at { with } else { c })
+        .collect()
+}
+
+fn remove_char(text: &str, at: usize) -> String {
+    text.chars()
+        .enumerate()
+        .filter_map(|(index, c)| (index != at).then_some(c))
+        .collect()
+}
+
+fn insert_char(text: &str, at: usize, c: char) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    chars.insert(at.min(chars.len()), c);
+    chars.into_iter().collect()
+}
+
+// Wrong types and unknown names
+
+/// Values of every JSON type, including strings that look like numbers, booleans or `null`.
+fn wrong_type() -> BoxedStrategy<Value> {
+    prop_oneof![
+        select(vec![
+            "",
+            "5",
+            "-1",
+            "true",
+            "null",
+            "3f2504e0-4f89-11d3-9a0c-0305e82c3301"
+        ])
+        .prop_map(|text| json!(text)),
+        text(0..6u64),
+        any::<i64>().prop_map(|value| json!(value)),
+        select(vec![0.0, 1.5, -2.0, 1e20]).prop_map(float),
+        any::<bool>().prop_map(Value::Bool),
+        Just(json!([])),
+        Just(json!([1, "a", null])),
+        Just(json!(["3f2504e0-4f89-11d3-9a0c-0305e82c3301"])),
+        Just(json!({})),
+        Just(json!({ "value": 5 })),
+    ]
+    .boxed()
+}
+
+/// A name the tool does not declare: a near miss of a real one (snake_case, another case, a
+/// letter more or less, padded), a random identifier, or an odd one.
+fn unknown_name(spec: &ToolSpec) -> BoxedStrategy<String> {
+    let mut near: Vec<String> = spec.args.iter().flat_map(near_misses).collect();
+    near.retain(|name| !declared(spec, name));
+    near.sort();
+    near.dedup();
+    let odd = vec![
+        String::new(),
+        "$schema".to_owned(),
+        "__proto__".to_owned(),
+        "arguments".to_owned(),
+        "título".to_owned(),
+        "x".repeat(100),
+    ];
+    let random = "[a-zA-Z_][a-zA-Z0-9_]{0,12}"
+        .prop_filter_map("declared", {
+            let names: Vec<&str> = spec.args.iter().map(|arg| arg.name).collect();
+            move |name: String| (!names.contains(&name.as_str())).then_some(name)
+        })
+        .boxed();
+    if near.is_empty() {
+        prop_oneof![2 => random, 1 => select(odd)].boxed()
+    } else {
+        prop_oneof![4 => select(near), 2 => random, 1 => select(odd)].boxed()
+    }
+}
+
+fn near_misses(arg: &ArgSpec) -> Vec<String> {
+    let name = arg.name;
+    let snake: String = name
+        .chars()
+        .flat_map(|c| {
+            let lower = c.to_ascii_lowercase();
+            if c.is_ascii_uppercase() {
+                vec!['_', lower]
+            } else {
+                vec![lower]
+            }
+        })
+        .collect();
+    let mut chars = name.chars();
+    chars.next_back();
+    vec![
+        arg.field.to_owned(),
+        snake.replace('_', "-"),
+        snake,
+        name.to_lowercase(),
+        name.to_uppercase(),
+        arg.label.to_owned(),
+        format!("{name}s"),
+        chars.as_str().to_owned(),
+        format!("{name} "),
+        format!(" {name}"),
+    ]
+}
+
+/// The value under an unknown name: any value, `null` included (an unknown name is refused
+/// even when `null`).
+fn unknown_value() -> BoxedStrategy<Value> {
+    prop_oneof![3 => wrong_type(), 1 => Just(Value::Null)].boxed()
+}
