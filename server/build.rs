@@ -1,0 +1,6 @@
+//! Rebuilds the server when a migration is added: `sqlx::migrate!` embeds the migrations folder,
+//! and without this an incremental build would silently leave a new file out.
+
+fn main() {
+    println!("cargo:rerun-if-changed=../migrations");
+}

@@ -1,0 +1,185 @@
+//! The movie-review MCP server: six tools over SQLite, declared with `toolkit`.
+//!
+//! # Layout
+//!
+//! - [`cli`]: the command line.
+//! - [`serve`]: the rmcp `ServerHandler` ([`MovieReviews`]) and serving it on stdio.
+//! - `tools`: one module per tool; each declares its arguments and runs against the store.
+//! - [`model`]: what the tools return, as clients see it.
+//! - [`store`]: the SQLite store, the only code that knows SQL.
+//! - [`demo`]: the deterministic demo data.
+
+pub mod cli;
+pub mod demo;
+pub mod model;
+pub mod serve;
+pub mod store;
+mod tools;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+
+pub use serve::MovieReviews;
+pub use tools::router;
+
+use cli::{Cli, Command};
+use demo::{DEMO_SEED, Size};
+use store::Store;
+
+/// What can stop a command.
+pub type Error = Box<dyn std::error::Error + Send + Sync>;
+
+/// Runs the command the command line names.
+pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
+    match cli.command {
+        None => {
+            let path = database_path(cli.database)?;
+            let server = MovieReviews::new(open_or_create(&path).await?)?;
+            if std::io::stdin().is_terminal() {
+                eprintln!("{}", terminal_banner(&path));
+            }
+            tracing::info!(database = %path.display(), "serving MCP on stdio");
+            server.serve_stdio().await?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Seed {
+            movies,
+            authors,
+            reviews,
+            seed,
+        }) => {
+            let Some(path) = cli.database else {
+                return Err(
+                    "seed replaces everything in a database: name it with --database".into(),
+                );
+            };
+            let size = Size {
+                movies,
+                authors,
+                reviews,
+            };
+            seed_database(&path, size, seed).await?;
+            eprintln!(
+                "Seeded {} with {movies} movies, {authors} authors and {reviews} reviews (seed {seed}).",
+                path.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Call { tool, arguments }) => {
+            let path = database_path(cli.database)?;
+            let server = MovieReviews::new(open_or_create(&path).await?)?;
+            call(server, tool, arguments.as_deref()).await
+        }
+        Some(Command::Tools) => {
+            let tools = router()?.list_all();
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&serde_json::json!({ "tools": tools }))?
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Opens the database at `path`, creating its folder and filling it with the demo data when it
+/// holds nothing yet. An existing database is only migrated forward.
+pub async fn open_or_create(path: &Path) -> Result<Store, Error> {
+    if let Some(folder) = path
+        .parent()
+        .filter(|folder| !folder.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(folder)?;
+    }
+    let store = Store::open(path).await?;
+    if store.is_empty().await? {
+        let data = demo::generate(Size::DEMO, DEMO_SEED);
+        store
+            .replace_all(&data.movies, &data.authors, &data.reviews)
+            .await?;
+        tracing::info!(database = %path.display(), "created the database with demo data");
+    }
+    Ok(store)
+}
+
+/// Replaces everything in the database at `path` with generated data.
+pub async fn seed_database(path: &Path, size: Size, seed: u64) -> Result<(), Error> {
+    if let Some(folder) = path
+        .parent()
+        .filter(|folder| !folder.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(folder)?;
+    }
+    let store = Store::open(path).await?;
+    let data = demo::generate(size, seed);
+    store
+        .replace_all(&data.movies, &data.authors, &data.reviews)
+        .await?;
+    store.close().await;
+    Ok(())
+}
+
+/// The database file: the one named, or `movie-reviews.db` in the platform's data directory
+/// (MCP clients start servers in a working directory the user does not choose).
+fn database_path(named: Option<PathBuf>) -> Result<PathBuf, Error> {
+    if let Some(path) = named {
+        return Ok(path);
+    }
+    let dirs = directories::ProjectDirs::from("", "", "movie-reviews-mcp")
+        .ok_or("no home directory to keep the database in: pass --database PATH")?;
+    Ok(dirs.data_dir().join("movie-reviews.db"))
+}
+
+/// Runs one tool through a real MCP client connected in-process, and prints the result.
+async fn call(
+    server: MovieReviews,
+    tool: String,
+    arguments: Option<&str>,
+) -> Result<ExitCode, Error> {
+    let arguments = match arguments {
+        None => None,
+        Some(text) => match serde_json::from_str(text)? {
+            serde_json::Value::Object(object) => Some(object),
+            _ => {
+                return Err(
+                    "the arguments must be a JSON object, like '{\"query\":\"global\"}'".into(),
+                );
+            }
+        },
+    };
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ().serve(client_end).await?;
+    let mut request = CallToolRequestParams::new(tool);
+    request.arguments = arguments;
+    let result = client.call_tool(request).await?;
+    println!("{}", serde_json::to_string_pretty(&result)?);
+    client.cancel().await?;
+    Ok(if result.is_error == Some(true) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn terminal_banner(path: &Path) -> String {
+    format!(
+        "movie-reviews-mcp {version}: an MCP server for movie reviews, speaking MCP (JSON-RPC) \
+         on stdin and stdout.\nDatabase: {database}\n\nIt is meant to be started by an MCP \
+         client, not typed at. For example, in Claude Desktop's claude_desktop_config.json:\n  \
+         {{\"mcpServers\": {{\"movie-reviews\": {{\"command\": \"{exe}\"}}}}}}\nOr try it with \
+         the MCP Inspector: npx @modelcontextprotocol/inspector {exe}\nPress Ctrl-D to quit.",
+        version = env!("CARGO_PKG_VERSION"),
+        database = path.display(),
+        exe = std::env::current_exe()
+            .map(|exe| exe.display().to_string())
+            .unwrap_or_else(|_| "movie-reviews-mcp".to_owned()),
+    )
+}

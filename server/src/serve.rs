@@ -1,0 +1,87 @@
+//! The MCP server: the rmcp `ServerHandler` over the store and the tools, and serving it on
+//! stdio.
+
+use std::sync::Arc;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use toolkit::ToolboxError;
+
+use crate::store::Store;
+use crate::tools;
+
+/// What the server tells a model about itself when it connects.
+const INSTRUCTIONS: &str = "Movie reviews: search movies (movies_search) and authors \
+(authors_search), read a movie with all its reviews (movies_get), list reviews (reviews_list), \
+write a review or change its stars (reviews_write), and delete one (reviews_delete). Ids come \
+from the search and list tools. Lists come a page at a time: pass a page's nextOffset as offset \
+to get the next. Deleting is permanent: confirm with the user first.";
+
+/// The movie-review MCP server.
+#[derive(Clone)]
+pub struct MovieReviews {
+    pub(crate) store: Store,
+    tools: Arc<ToolRouter<MovieReviews>>,
+}
+
+impl MovieReviews {
+    /// A server over `store` with every tool.
+    pub fn new(store: Store) -> Result<MovieReviews, ToolboxError> {
+        Ok(MovieReviews {
+            store,
+            tools: Arc::new(tools::router()?),
+        })
+    }
+
+    /// Every tool, as `tools/list` returns them.
+    pub fn tools(&self) -> Vec<Tool> {
+        self.tools.list_all()
+    }
+
+    /// Serves MCP on stdin and stdout until the client closes stdin.
+    pub async fn serve_stdio(self) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let running = self.serve(rmcp::transport::stdio()).await?;
+        let reason = running.waiting().await?;
+        tracing::info!(?reason, "stopped serving");
+        Ok(())
+    }
+}
+
+impl ServerHandler for MovieReviews {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("movie-reviews-mcp", env!("CARGO_PKG_VERSION"))
+                    .with_title("Movie reviews"),
+            )
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.list_all()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.get(name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.tools
+            .call(ToolCallContext::new(self, request, context))
+            .await
+    }
+}

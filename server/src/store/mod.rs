@@ -1,0 +1,120 @@
+//! The SQLite store: the one place that knows SQL. It opens the database with the settings a
+//! server needs, applies the migrations, and offers one function per question the tools ask.
+//! Nothing here sees JSON or MCP types; callers get plain row structs.
+
+mod authors;
+mod movies;
+mod reviews;
+
+use std::path::Path;
+use std::time::Duration;
+
+use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+pub use authors::{AuthorRow, NewAuthor};
+pub use movies::{MovieRow, NewMovie};
+pub use reviews::{NewReview, ReviewFilter, ReviewRow};
+
+/// How long a statement waits for another connection's write lock (another server process on
+/// the same file, say) before giving up with "database is locked".
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Connections in the pool: WAL lets readers run beside the one writer.
+const MAX_CONNECTIONS: u32 = 4;
+
+/// Why a store call failed. Every variant is unexpected from a tool's point of view.
+pub type StoreError = sqlx::Error;
+
+/// The movie-review database.
+#[derive(Clone)]
+pub struct Store {
+    pool: SqlitePool,
+}
+
+/// One page of rows and the number of rows across every page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rows<T> {
+    pub items: Vec<T>,
+    pub total: u64,
+}
+
+impl Store {
+    /// Opens (creating if missing) the database at `path`, and migrates it forward.
+    ///
+    /// WAL lets readers and a writer, in this process or another, work at once; the busy
+    /// timeout makes a writer wait for another's lock instead of failing; `synchronous = FULL`
+    /// makes each acknowledged write durable even if the machine loses power, at the cost of one
+    /// fsync per write transaction (writes here are single reviews, so the cost is small).
+    pub async fn open(path: &Path) -> Result<Store, StoreError> {
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .busy_timeout(BUSY_TIMEOUT)
+            .foreign_keys(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(MAX_CONNECTIONS)
+            .connect_with(options)
+            .await?;
+        sqlx::migrate!("../migrations").run(&pool).await?;
+        Ok(Store { pool })
+    }
+
+    /// True when the database holds no movies, authors or reviews yet.
+    pub async fn is_empty(&self) -> Result<bool, StoreError> {
+        let rows: i64 = sqlx::query_scalar(
+            "SELECT (SELECT COUNT(*) FROM movies) + (SELECT COUNT(*) FROM authors)
+                  + (SELECT COUNT(*) FROM reviews)",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(rows == 0)
+    }
+
+    /// Replaces everything in the database with the given rows, in one transaction.
+    pub async fn replace_all(
+        &self,
+        movies: &[NewMovie],
+        authors: &[NewAuthor],
+        reviews: &[NewReview],
+    ) -> Result<(), StoreError> {
+        let mut transaction = self.pool.begin().await?;
+        for table in ["reviews", "movies", "authors"] {
+            sqlx::query(sqlx::AssertSqlSafe(format!("DELETE FROM {table}")))
+                .execute(&mut *transaction)
+                .await?;
+        }
+        for movie in movies {
+            movies::insert(&mut transaction, movie).await?;
+        }
+        for author in authors {
+            authors::insert(&mut transaction, author).await?;
+        }
+        for review in reviews {
+            reviews::insert(&mut transaction, review).await?;
+        }
+        transaction.commit().await
+    }
+
+    /// Closes every connection, checkpointing the WAL into the database file.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+/// `LIMIT` and `OFFSET` as SQLite integers; tool bounds keep both far below `i64::MAX`.
+fn page_bounds(offset: u32, limit: u32) -> (i64, i64) {
+    (i64::from(offset), i64::from(limit))
+}
+
+/// SQLite counts as `i64`; a count is never negative.
+fn count(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+/// The Unicode lowercase form used for case-insensitive search and order.
+pub fn fold(text: &str) -> String {
+    text.to_lowercase()
+}

@@ -1,0 +1,98 @@
+//! The six tools, one module each, and what they share: the entities their ids name (declared
+//! once, with the tools that list valid ids) and the one call that assembles them.
+
+mod authors_search;
+mod movies_get;
+mod movies_search;
+mod reviews_delete;
+mod reviews_list;
+mod reviews_write;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use toolkit::{Entity, Exists, ToolError, Toolbox, ToolboxError};
+use uuid::Uuid;
+
+pub use authors_search::AuthorsSearch;
+pub use movies_get::MoviesGet;
+pub use movies_search::MoviesSearch;
+pub use reviews_delete::ReviewsDelete;
+pub use reviews_list::ReviewsList;
+pub use reviews_write::ReviewsWrite;
+
+use crate::model::{Author, Movie, Review};
+use crate::serve::MovieReviews;
+
+impl Entity for Movie {
+    const NAME: &'static str = "movie";
+    const LISTED_BY: &'static [&'static str] = &["movies_search", "reviews_list"];
+}
+
+impl Entity for Author {
+    const NAME: &'static str = "author";
+    const LISTED_BY: &'static [&'static str] = &["authors_search", "reviews_list"];
+}
+
+impl Entity for Review {
+    const NAME: &'static str = "review";
+    const LISTED_BY: &'static [&'static str] = &["reviews_list"];
+}
+
+impl Exists<Movie> for MovieReviews {
+    async fn exists(&self, id: Uuid) -> Result<bool, ToolError> {
+        Ok(self.store.movie_exists(id).await?)
+    }
+}
+
+impl Exists<Author> for MovieReviews {
+    async fn exists(&self, id: Uuid) -> Result<bool, ToolError> {
+        Ok(self.store.author_exists(id).await?)
+    }
+}
+
+impl Exists<Review> for MovieReviews {
+    async fn exists(&self, id: Uuid) -> Result<bool, ToolError> {
+        Ok(self.store.review_exists(id).await?)
+    }
+}
+
+/// Every tool of the server, assembled once at start-up.
+pub fn router() -> Result<ToolRouter<MovieReviews>, ToolboxError> {
+    Toolbox::new()
+        .tool::<MoviesSearch>()
+        .tool::<MoviesGet>()
+        .tool::<AuthorsSearch>()
+        .tool::<ReviewsList>()
+        .tool::<ReviewsWrite>()
+        .tool::<ReviewsDelete>()
+        .build()
+}
+
+/// A search query as the store takes it: trimmed, lowercase, and `None` when empty (browse).
+fn search_term(query: Option<&str>) -> Option<String> {
+    let query = query?.trim();
+    (!query.is_empty()).then(|| crate::store::fold(query))
+}
+
+/// Sorts reviews (already in review order) under the id each belongs to, keeping their order.
+fn group_reviews(
+    reviews: Vec<crate::store::ReviewRow>,
+    key: impl Fn(&crate::store::ReviewRow) -> Uuid,
+) -> std::collections::HashMap<Uuid, Vec<Review>> {
+    let mut groups: std::collections::HashMap<Uuid, Vec<Review>> = Default::default();
+    for review in reviews {
+        groups.entry(key(&review)).or_default().push(review.into());
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_search_term_is_trimmed_and_folded() {
+        assert_eq!(search_term(None), None);
+        assert_eq!(search_term(Some("  \t ")), None);
+        assert_eq!(search_term(Some(" ÉCOLE ")), Some("école".to_owned()));
+    }
+}

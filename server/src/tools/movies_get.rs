@@ -1,0 +1,29 @@
+//! `movies_get`: one movie with every review.
+
+use toolkit::{Run, Tool, ToolError};
+use uuid::Uuid;
+
+use crate::model::{Movie, Review};
+use crate::serve::MovieReviews;
+
+/// Gets one movie with its review count, average stars and every review, including each
+/// author's name. Find movie ids with movies_search or reviews_list.
+#[derive(Debug, Tool)]
+#[tool(name = "movies_get", title = "Get movie", output = Movie,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct MoviesGet {
+    /// The movie's id, from movies_search or reviews_list.
+    #[arg(exists = Movie)]
+    pub movie_id: Uuid,
+}
+
+impl Run<MovieReviews> for MoviesGet {
+    async fn run(self, server: &MovieReviews) -> Result<Movie, ToolError> {
+        let Some(movie) = server.store.movie(self.movie_id).await? else {
+            return Err(ToolError::not_found::<Movie>(self.movie_id));
+        };
+        let reviews = server.store.reviews_of_movies(&[self.movie_id]).await?;
+        let reviews = reviews.into_iter().map(Review::from).collect();
+        Ok(Movie::from_row(movie, Some(reviews)))
+    }
+}

@@ -1,0 +1,58 @@
+//! `movies_search`: a page of movies whose title contains a search term.
+
+use toolkit::{Run, Tool, ToolError};
+
+use super::{group_reviews, search_term};
+use crate::model::{Movie, Page};
+use crate::serve::MovieReviews;
+
+/// Finds movies whose title contains a search term, ignoring case, in title order. Leave the
+/// query empty to browse every movie a page at a time.
+///
+/// Returns one page: `items`, `totalCount` (the results across every page) and `nextOffset`
+/// (pass it as `offset` to get the next page; it is left out on the last page). Each movie has
+/// its id (for movies_get, reviews_list and reviews_write), its review count and its average
+/// stars (left out when it has no reviews). Set includeReviews to also get every review of each
+/// movie.
+#[derive(Debug, Tool)]
+#[tool(name = "movies_search", title = "Search movies", output = Page<Movie>,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct MoviesSearch {
+    /// Part of the title to look for, in any case. Leave it out to browse every movie.
+    #[arg(max_chars = 100)]
+    pub query: Option<String>,
+    /// How many movies to skip: 0 for the first page, then the previous page's nextOffset.
+    #[arg(min = 0, default = 0)]
+    pub offset: u32,
+    /// How many movies to return at most.
+    #[arg(min = 1, max = 50, default = 10)]
+    pub limit: u32,
+    /// Also return every review of each movie.
+    #[arg(default = false)]
+    pub include_reviews: bool,
+}
+
+impl Run<MovieReviews> for MoviesSearch {
+    async fn run(self, server: &MovieReviews) -> Result<Page<Movie>, ToolError> {
+        let query = search_term(self.query.as_deref());
+        let rows = server
+            .store
+            .search_movies(query.as_deref(), self.offset, self.limit)
+            .await?;
+        let mut reviews = if self.include_reviews {
+            let ids: Vec<_> = rows.items.iter().map(|movie| movie.id).collect();
+            Some(group_reviews(
+                server.store.reviews_of_movies(&ids).await?,
+                |review| review.movie_id,
+            ))
+        } else {
+            None
+        };
+        Ok(Page::from_rows(rows, self.offset, |movie| {
+            let its_reviews = reviews
+                .as_mut()
+                .map(|groups| groups.remove(&movie.id).unwrap_or_default());
+            Movie::from_row(movie, its_reviews)
+        }))
+    }
+}

@@ -1,0 +1,31 @@
+//! `reviews_delete`: permanently deletes a review.
+
+use toolkit::{Run, Tool, ToolError};
+use uuid::Uuid;
+
+use crate::model::{Deleted, Review};
+use crate::serve::MovieReviews;
+
+/// Permanently deletes a review. This cannot be undone: before calling it, tell the user which
+/// review will be deleted (its movie, author and stars, from reviews_list) and ask them to
+/// confirm. Returns the deleted review's id; deleting it again is Not Found.
+#[derive(Debug, Tool)]
+#[tool(name = "reviews_delete", title = "Delete review", output = Deleted,
+       read_only = false, destructive, idempotent, open_world = false)]
+pub struct ReviewsDelete {
+    /// The review to delete, from reviews_list.
+    #[arg(exists = Review)]
+    pub review_id: Uuid,
+}
+
+impl Run<MovieReviews> for ReviewsDelete {
+    async fn run(self, server: &MovieReviews) -> Result<Deleted, ToolError> {
+        if !server.store.delete_review(self.review_id).await? {
+            return Err(ToolError::not_found::<Review>(self.review_id));
+        }
+        Ok(Deleted {
+            review_id: self.review_id,
+            deleted: true,
+        })
+    }
+}

@@ -1,0 +1,77 @@
+//! `reviews_write`: creates a review, or changes the stars of an existing one.
+
+use toolkit::{Run, Tool, ToolError, Violations};
+use uuid::Uuid;
+
+use crate::model::{Author, Movie, Review};
+use crate::serve::MovieReviews;
+use crate::store::NewReview;
+
+/// Creates a review of a movie by an author, or changes the stars of an existing review when
+/// reviewId is passed. A review's movie and author can't change.
+///
+/// To create, pass stars, movieId (from movies_search) and authorId (from authors_search). To
+/// change the stars, pass stars and reviewId (from reviews_list). Returns the saved review.
+#[derive(Debug, Tool)]
+#[tool(name = "reviews_write", title = "Write review", output = Review,
+       read_only = false, destructive, idempotent = false, open_world = false)]
+pub struct ReviewsWrite {
+    /// The rating, from 1 to 5.
+    #[arg(min = 1, max = 5, message = "A star rating must be between 1 and 5.")]
+    pub stars: u32,
+    /// The movie reviewed. Needed to create a review.
+    #[arg(exists = Movie, required_unless = review_id,
+          message = "Needed to create a review (or pass reviewId to change one).")]
+    pub movie_id: Option<Uuid>,
+    /// The review's author. Needed to create a review.
+    #[arg(exists = Author, required_unless = review_id,
+          message = "Needed to create a review (or pass reviewId to change one).")]
+    pub author_id: Option<Uuid>,
+    /// The review to change. Leave it out to create a review.
+    #[arg(exists = Review)]
+    pub review_id: Option<Uuid>,
+}
+
+impl Run<MovieReviews> for ReviewsWrite {
+    async fn run(self, server: &MovieReviews) -> Result<Review, ToolError> {
+        let stars = i64::from(self.stars);
+        let saved = match self.review_id {
+            Some(review_id) => {
+                let Some(review) = server.store.review(review_id).await? else {
+                    return Err(ToolError::not_found::<Review>(review_id));
+                };
+                let mut violations = Violations::default();
+                if self.movie_id.is_some_and(|id| id != review.movie_id) {
+                    violations.push_arg::<Self>("movie_id", "A review's movie can't change.");
+                }
+                if self.author_id.is_some_and(|id| id != review.author_id) {
+                    violations.push_arg::<Self>("author_id", "A review's author can't change.");
+                }
+                if !violations.is_empty() {
+                    return Err(ToolError::Invalid(violations));
+                }
+                server
+                    .store
+                    .set_review_stars(review_id, stars)
+                    .await?
+                    .ok_or_else(|| ToolError::not_found::<Review>(review_id))?
+            }
+            None => {
+                // `required_unless` guarantees both when there is no reviewId.
+                let (Some(movie_id), Some(author_id)) = (self.movie_id, self.author_id) else {
+                    return Err(ToolError::unexpected(
+                        "a new review without movie or author",
+                    ));
+                };
+                let review = NewReview {
+                    id: Uuid::new_v4(),
+                    movie_id,
+                    author_id,
+                    stars,
+                };
+                server.store.create_review(&review).await?
+            }
+        };
+        Ok(saved.into())
+    }
+}
