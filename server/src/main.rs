@@ -7,6 +7,9 @@ use clap::Parser;
 use movie_reviews_mcp::cli::Cli;
 use tracing_subscriber::EnvFilter;
 
+/// Without `RUST_LOG`: our own events at info, the SDK's only when something is wrong.
+const DEFAULT_LOG_FILTER: &str = "info,rmcp=warn";
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -14,7 +17,8 @@ async fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+            EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG_FILTER)),
         )
         .init();
     match movie_reviews_mcp::run(cli).await {

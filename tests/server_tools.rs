@@ -1,0 +1,1182 @@
+//! The six tools end to end, as SPEC.md states them: a real rmcp client talks to the server
+//! in-process over a pipe, and the server runs on a real SQLite file in a temporary folder.
+//!
+//! Most tests use a small hand-made catalogue (`fixture`) whose every order, tie and average is
+//! known; the paging tests use the generated demo set, which spans many pages. Every successful
+//! answer is checked the same way (`Client::call`): its text block is compact JSON equal to
+//! `structuredContent`, which validates against the tool's published `outputSchema`.
+
+use std::collections::HashMap;
+
+use jsonschema::Validator;
+use movie_reviews_mcp::MovieReviews;
+use movie_reviews_mcp::demo::{self, Size};
+use movie_reviews_mcp::store::{NewAuthor, NewMovie, NewReview, Store};
+use rmcp::RoleClient;
+use rmcp::model::{CallToolRequestParams, ErrorCode};
+use rmcp::service::{RunningService, ServiceError};
+use serde_json::{Value, json};
+use uuid::Uuid;
+use workspace_tests::connect;
+
+/// A client connected to a server on its own database file.
+struct Client {
+    service: RunningService<RoleClient, ()>,
+    output_schemas: HashMap<String, Validator>,
+    _folder: tempfile::TempDir,
+}
+
+impl Client {
+    /// A server on a new database holding exactly `movies`, `authors` and `reviews`.
+    async fn with(movies: &[NewMovie], authors: &[NewAuthor], reviews: &[NewReview]) -> Client {
+        let folder = tempfile::tempdir().unwrap();
+        let store = Store::open(&folder.path().join("reviews.db"))
+            .await
+            .unwrap();
+        store.replace_all(movies, authors, reviews).await.unwrap();
+        Client::serving(store, folder).await
+    }
+
+    /// A server on a new database, which it fills with the demo set as it starts.
+    async fn demo() -> Client {
+        let folder = tempfile::tempdir().unwrap();
+        let store = movie_reviews_mcp::open_or_create(&folder.path().join("demo.db"))
+            .await
+            .unwrap();
+        Client::serving(store, folder).await
+    }
+
+    async fn serving(store: Store, folder: tempfile::TempDir) -> Client {
+        let service = connect(MovieReviews::new(store).unwrap()).await;
+        let output_schemas = service
+            .list_all_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|tool| {
+                let schema = Value::Object((*tool.output_schema.unwrap()).clone());
+                let validator = jsonschema::draft202012::options()
+                    .should_validate_formats(true)
+                    .build(&schema)
+                    .unwrap();
+                (tool.name.to_string(), validator)
+            })
+            .collect();
+        Client {
+            service,
+            output_schemas,
+            _folder: folder,
+        }
+    }
+
+    /// Calls a tool: `Ok(structuredContent)` after checking it against the text block and the
+    /// output schema, or `Err(text)` for an `isError` result.
+    async fn call(&self, tool: &'static str, arguments: Value) -> Result<Value, String> {
+        let Value::Object(arguments) = arguments else {
+            panic!("arguments must be an object");
+        };
+        let request = CallToolRequestParams::new(tool).with_arguments(arguments);
+        let result = self.service.call_tool(request).await.unwrap();
+        assert_eq!(result.content.len(), 1, "one content block: {result:?}");
+        let text = result.content[0]
+            .as_text()
+            .expect("a text block")
+            .text
+            .clone();
+        if result.is_error == Some(true) {
+            assert_eq!(result.structured_content, None);
+            return Err(text);
+        }
+        let structured = result.structured_content.expect("structuredContent");
+        assert_eq!(
+            text,
+            structured.to_string(),
+            "the text block is compact JSON"
+        );
+        let errors: Vec<String> = self.output_schemas[tool]
+            .iter_errors(&structured)
+            .map(|error| error.to_string())
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{tool} output breaks its schema: {errors:?}"
+        );
+        Ok(structured)
+    }
+
+    async fn ok(&self, tool: &'static str, arguments: Value) -> Value {
+        match self.call(tool, arguments.clone()).await {
+            Ok(value) => value,
+            Err(text) => panic!("{tool} {arguments} failed: {text}"),
+        }
+    }
+
+    async fn err(&self, tool: &'static str, arguments: Value) -> String {
+        match self.call(tool, arguments.clone()).await {
+            Ok(value) => panic!("{tool} {arguments} succeeded: {value}"),
+            Err(text) => text,
+        }
+    }
+
+    /// Every item of a list tool, a page of `limit` at a time, checking each page's paging.
+    async fn all_pages(&self, tool: &'static str, arguments: Value, limit: u64) -> Vec<Value> {
+        let mut items = Vec::new();
+        let mut offset = 0;
+        loop {
+            let mut page_arguments = arguments.clone();
+            page_arguments["offset"] = json!(offset);
+            page_arguments["limit"] = json!(limit);
+            let page = self.ok(tool, page_arguments).await;
+            let page_items = page["items"].as_array().unwrap().clone();
+            let total = page["totalCount"].as_u64().unwrap();
+            let next = offset + page_items.len() as u64;
+            items.extend(page_items);
+            if next < total {
+                assert_eq!(page["nextOffset"], json!(next), "{tool} at {offset}");
+                offset = next;
+            } else {
+                assert!(
+                    page.get("nextOffset").is_none(),
+                    "no nextOffset on the last page"
+                );
+                assert_eq!(items.len() as u64, total);
+                return items;
+            }
+        }
+    }
+}
+
+fn invalid(rules: &str) -> String {
+    format!("Validation Failed: {rules} Correct the arguments and call the tool again.")
+}
+
+fn ids(items: &Value) -> Vec<Uuid> {
+    items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["id"].as_str().unwrap().parse().unwrap())
+        .collect()
+}
+
+/// The hand-made catalogue. Ids are chosen so that insertion order is not id order.
+mod fixture {
+    use super::*;
+
+    pub const ALIEN: Uuid = Uuid::from_u128(0x5000_0000_0000_4000_8000_0000_0000_0001);
+    pub const ALIEN_REMAKE: Uuid = Uuid::from_u128(0x1000_0000_0000_4000_8000_0000_0000_0003);
+    pub const ALIEN_LOWER: Uuid = Uuid::from_u128(0x3000_0000_0000_4000_8000_0000_0000_0002);
+    pub const ECOLE: Uuid = Uuid::from_u128(0x2000_0000_0000_4000_8000_0000_0000_0004);
+    pub const PERCENT: Uuid = Uuid::from_u128(0x6000_0000_0000_4000_8000_0000_0000_0005);
+    pub const UNDERSCORE: Uuid = Uuid::from_u128(0x7000_0000_0000_4000_8000_0000_0000_0006);
+    pub const ZEBRA: Uuid = Uuid::from_u128(0x4000_0000_0000_4000_8000_0000_0000_0007);
+
+    pub const ZOE: Uuid = Uuid::from_u128(0xa000_0000_0000_4000_8000_0000_0000_0001);
+    pub const JOSE: Uuid = Uuid::from_u128(0xa000_0000_0000_4000_8000_0000_0000_0002);
+    pub const SAM_B: Uuid = Uuid::from_u128(0xa000_0000_0000_4000_8000_0000_0000_0004);
+    pub const SAM_A: Uuid = Uuid::from_u128(0xa000_0000_0000_4000_8000_0000_0000_0003);
+    pub const ADA: Uuid = Uuid::from_u128(0xa000_0000_0000_4000_8000_0000_0000_0005);
+    pub const QUIET: Uuid = Uuid::from_u128(0xa000_0000_0000_4000_8000_0000_0000_0006);
+
+    pub const NOBODY: Uuid = Uuid::from_u128(0xdead_0000_0000_4000_8000_0000_0000_0000);
+
+    pub fn movies() -> Vec<NewMovie> {
+        [
+            (ALIEN, "Alien"),
+            (ALIEN_LOWER, "alien"),
+            (ALIEN_REMAKE, "Alien"),
+            (ECOLE, "École du cinéma"),
+            (PERCENT, "100% Pure_Drama"),
+            (UNDERSCORE, "100_ Pure Drama"),
+            (ZEBRA, "Zebra"),
+        ]
+        .into_iter()
+        .map(|(id, title)| NewMovie {
+            id,
+            title: title.to_owned(),
+        })
+        .collect()
+    }
+
+    pub fn authors() -> Vec<NewAuthor> {
+        [
+            (ZOE, "Zoë", "Ångström"),
+            (JOSE, "José", "Núñez"),
+            (SAM_B, "Sam", "Rossi"),
+            (SAM_A, "Sam", "Rossi"),
+            (ADA, "Ada", "lovelace"),
+            (QUIET, "Quiet", "Reviews"),
+        ]
+        .into_iter()
+        .map(|(id, first, last)| NewAuthor {
+            id,
+            first_name: first.to_owned(),
+            last_name: last.to_owned(),
+        })
+        .collect()
+    }
+
+    /// Review ids are `0x…r` with `r` counting up in insertion order.
+    pub fn reviews() -> Vec<NewReview> {
+        [
+            // Alien: 3, 3, 3, 4 → 3.25 → 3.3
+            (ALIEN, ZOE, 3),
+            (ALIEN, JOSE, 3),
+            (ALIEN, SAM_B, 3),
+            (ALIEN, SAM_A, 4),
+            // alien: 2, 3, 3, 3 → 2.75 → 2.8
+            (ALIEN_LOWER, ADA, 2),
+            (ALIEN_LOWER, ZOE, 3),
+            (ALIEN_LOWER, ZOE, 3),
+            (ALIEN_LOWER, JOSE, 3),
+            // Alien (remake): 3, 3, 4 → 3.33 → 3.3
+            (ALIEN_REMAKE, ADA, 3),
+            (ALIEN_REMAKE, SAM_A, 3),
+            (ALIEN_REMAKE, JOSE, 4),
+            (ECOLE, ZOE, 5),
+            (PERCENT, ADA, 1),
+            (PERCENT, JOSE, 2),
+            (UNDERSCORE, SAM_B, 4),
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(index, (movie_id, author_id, stars))| NewReview {
+            id: review(index),
+            movie_id,
+            author_id,
+            stars,
+        })
+        .collect()
+    }
+
+    /// The id of the `index`th review above.
+    pub fn review(index: usize) -> Uuid {
+        Uuid::from_u128(0xb000_0000_0000_4000_8000_0000_0000_0000 | (15 - index as u128))
+    }
+
+    pub async fn client() -> Client {
+        Client::with(&movies(), &authors(), &reviews()).await
+    }
+}
+
+use fixture::*;
+
+// ---------------------------------------------------------------- tools/list
+
+#[tokio::test]
+async fn tools_list_is_snapshotted_whole() {
+    let client = fixture::client().await;
+    let tools = client.service.list_all_tools().await.unwrap();
+    insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false }, {
+        insta::assert_json_snapshot!("tools_list", tools);
+    });
+}
+
+#[tokio::test]
+async fn every_tool_has_the_title_and_hints_of_the_brief() {
+    let client = fixture::client().await;
+    let tools = client.service.list_all_tools().await.unwrap();
+    let table: Vec<(String, String, bool, bool, bool, bool)> = tools
+        .iter()
+        .map(|tool| {
+            let hints = tool.annotations.clone().unwrap();
+            (
+                tool.name.to_string(),
+                tool.title.clone().unwrap(),
+                hints.read_only_hint.unwrap(),
+                hints.destructive_hint.unwrap(),
+                hints.idempotent_hint.unwrap(),
+                hints.open_world_hint.unwrap(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("authors_search", "Search authors", true, false, true, false),
+        ("movies_get", "Get movie", true, false, true, false),
+        ("movies_search", "Search movies", true, false, true, false),
+        ("reviews_delete", "Delete review", false, true, true, false),
+        ("reviews_list", "List reviews", true, false, true, false),
+        ("reviews_write", "Write review", false, true, false, false),
+    ]
+    .map(|(name, title, ro, de, id, ow)| (name.to_owned(), title.to_owned(), ro, de, id, ow));
+    assert_eq!(table, expected);
+    let delete = tools
+        .iter()
+        .find(|tool| tool.name == "reviews_delete")
+        .unwrap();
+    assert!(
+        delete.description.as_deref().unwrap().contains("confirm"),
+        "reviews_delete tells the model to confirm with the user first"
+    );
+}
+
+#[tokio::test]
+async fn schemas_are_self_contained_and_never_nullable() {
+    let client = fixture::client().await;
+    for tool in client.service.list_all_tools().await.unwrap() {
+        let text = json!([tool.input_schema, tool.output_schema]).to_string();
+        for absent in ["$ref", "$defs", "$schema", "\"null\""] {
+            assert!(!text.contains(absent), "{} has {absent}", tool.name);
+        }
+        assert_eq!(tool.input_schema["additionalProperties"], json!(false));
+        assert_eq!(tool.output_schema.unwrap()["type"], json!("object"));
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_a_json_rpc_invalid_params_error() {
+    let client = fixture::client().await;
+    let request = CallToolRequestParams::new("movies_delete");
+    let error = client.service.call_tool(request).await.unwrap_err();
+    let ServiceError::McpError(error) = error else {
+        panic!("expected a JSON-RPC error, got {error:?}");
+    };
+    assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+}
+
+// ---------------------------------------------------------------- movies_search
+
+#[tokio::test]
+async fn movies_are_in_title_order_ignoring_case_then_exact_title_then_id() {
+    let client = fixture::client().await;
+    let page = client.ok("movies_search", json!({ "limit": 50 })).await;
+    assert_eq!(
+        ids(&page["items"]),
+        [
+            PERCENT,
+            UNDERSCORE,
+            ALIEN_REMAKE,
+            ALIEN,
+            ALIEN_LOWER,
+            ZEBRA,
+            ECOLE
+        ]
+    );
+    assert_eq!(page["totalCount"], json!(7));
+    assert!(page.get("nextOffset").is_none());
+}
+
+#[tokio::test]
+async fn a_movie_shows_its_review_count_and_rounded_average() {
+    let client = fixture::client().await;
+    let page = client
+        .ok("movies_search", json!({ "query": "alien" }))
+        .await;
+    assert_eq!(
+        page,
+        json!({
+            "items": [
+                { "id": ALIEN_REMAKE, "title": "Alien", "reviewCount": 3, "averageStars": 3.3 },
+                { "id": ALIEN, "title": "Alien", "reviewCount": 4, "averageStars": 3.3 },
+                { "id": ALIEN_LOWER, "title": "alien", "reviewCount": 4, "averageStars": 2.8 },
+            ],
+            "totalCount": 3,
+        })
+    );
+    let zebra = client
+        .ok("movies_search", json!({ "query": "zebra" }))
+        .await;
+    assert_eq!(
+        zebra["items"],
+        json!([{ "id": ZEBRA, "title": "Zebra", "reviewCount": 0 }]),
+        "averageStars is left out, not null, without reviews"
+    );
+}
+
+#[tokio::test]
+async fn title_search_is_a_case_insensitive_substring_match_for_all_of_unicode() {
+    let client = fixture::client().await;
+    for query in ["ÉCOLE", "école", "CINÉMA", "du ciné"] {
+        let page = client.ok("movies_search", json!({ "query": query })).await;
+        assert_eq!(ids(&page["items"]), [ECOLE], "{query}");
+    }
+    let page = client
+        .ok("movies_search", json!({ "query": "ecole" }))
+        .await;
+    assert_eq!(page["totalCount"], json!(0), "accents are not folded away");
+}
+
+#[tokio::test]
+async fn like_metacharacters_and_quotes_in_a_query_are_ordinary_characters() {
+    let client = fixture::client().await;
+    let search = |query: &'static str| client.ok("movies_search", json!({ "query": query }));
+    assert_eq!(ids(&search("%").await["items"]), [PERCENT]);
+    assert_eq!(ids(&search("_").await["items"]), [PERCENT, UNDERSCORE]);
+    assert_eq!(ids(&search("0_ p").await["items"]), [UNDERSCORE]);
+    assert_eq!(search("\\").await["totalCount"], json!(0));
+    assert_eq!(search("' OR 1=1 --").await["totalCount"], json!(0));
+    assert_eq!(search("\"").await["totalCount"], json!(0));
+}
+
+#[tokio::test]
+async fn the_query_is_trimmed_and_an_empty_one_browses() {
+    let client = fixture::client().await;
+    let padded = client
+        .ok("movies_search", json!({ "query": "  zebra \t" }))
+        .await;
+    assert_eq!(ids(&padded["items"]), [ZEBRA]);
+    for browse in [json!({ "query": "   " }), json!({ "query": "" }), json!({})] {
+        let page = client.ok("movies_search", browse.clone()).await;
+        assert_eq!(page["totalCount"], json!(7), "{browse}");
+    }
+}
+
+#[tokio::test]
+async fn include_reviews_adds_every_review_of_each_movie_in_review_order() {
+    let client = fixture::client().await;
+    let page = client
+        .ok(
+            "movies_search",
+            json!({ "query": "alien", "limit": 2, "includeReviews": true }),
+        )
+        .await;
+    let remake = &page["items"][0];
+    // Review order within a movie: author last name (ignoring case), first name, then id.
+    assert_eq!(
+        remake["reviews"],
+        json!([
+            review_json(8, ALIEN_REMAKE, "Alien", ADA, "Ada lovelace", 3),
+            review_json(10, ALIEN_REMAKE, "Alien", JOSE, "José Núñez", 4),
+            review_json(9, ALIEN_REMAKE, "Alien", SAM_A, "Sam Rossi", 3),
+        ])
+    );
+    assert_eq!(page["items"][1]["reviews"].as_array().unwrap().len(), 4);
+    assert_eq!(page["nextOffset"], json!(2));
+
+    let zebra = client
+        .ok(
+            "movies_search",
+            json!({ "query": "zebra", "includeReviews": true }),
+        )
+        .await;
+    assert_eq!(zebra["items"][0]["reviews"], json!([]));
+    let without = client
+        .ok("movies_search", json!({ "query": "zebra" }))
+        .await;
+    assert!(
+        without["items"][0].get("reviews").is_none(),
+        "only when asked for"
+    );
+}
+
+fn review_json(
+    index: usize,
+    movie: Uuid,
+    title: &str,
+    author: Uuid,
+    name: &str,
+    stars: u8,
+) -> Value {
+    json!({
+        "id": review(index),
+        "stars": stars,
+        "movieId": movie,
+        "movieTitle": title,
+        "authorId": author,
+        "authorName": name,
+    })
+}
+
+// ---------------------------------------------------------------- movies_get
+
+#[tokio::test]
+async fn movies_get_returns_the_movie_with_every_review_and_author_name() {
+    let client = fixture::client().await;
+    let movie = client.ok("movies_get", json!({ "movieId": ALIEN })).await;
+    assert_eq!(
+        movie,
+        json!({
+            "id": ALIEN,
+            "title": "Alien",
+            "reviewCount": 4,
+            "averageStars": 3.3,
+            "reviews": [
+                review_json(1, ALIEN, "Alien", JOSE, "José Núñez", 3),
+                review_json(3, ALIEN, "Alien", SAM_A, "Sam Rossi", 4),
+                review_json(2, ALIEN, "Alien", SAM_B, "Sam Rossi", 3),
+                review_json(0, ALIEN, "Alien", ZOE, "Zoë Ångström", 3),
+            ],
+        })
+    );
+    let zebra = client.ok("movies_get", json!({ "movieId": ZEBRA })).await;
+    assert_eq!(
+        zebra,
+        json!({ "id": ZEBRA, "title": "Zebra", "reviewCount": 0, "reviews": [] })
+    );
+}
+
+#[tokio::test]
+async fn ids_print_lowercase_and_are_accepted_in_any_case() {
+    let client = fixture::client().await;
+    let upper = ECOLE.to_string().to_uppercase();
+    let movie = client.ok("movies_get", json!({ "movieId": upper })).await;
+    assert_eq!(movie["id"], json!(ECOLE.to_string()));
+    assert!(
+        movie["id"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .all(|c| !c.is_uppercase())
+    );
+}
+
+// ---------------------------------------------------------------- authors_search
+
+#[tokio::test]
+async fn authors_are_in_last_name_order_then_first_name_then_id() {
+    let client = fixture::client().await;
+    let page = client.ok("authors_search", json!({ "limit": 50 })).await;
+    // Lowercase forms by code point: lovelace < núñez < reviews < rossi < ångström.
+    assert_eq!(ids(&page["items"]), [ADA, JOSE, QUIET, SAM_A, SAM_B, ZOE]);
+    assert_eq!(
+        page["items"][0],
+        json!({ "id": ADA, "name": "Ada lovelace", "reviewCount": 3, "averageStars": 2.0 })
+    );
+    assert_eq!(
+        page["items"][2],
+        json!({ "id": QUIET, "name": "Quiet Reviews", "reviewCount": 0 })
+    );
+}
+
+#[tokio::test]
+async fn authors_match_by_first_last_or_full_name_ignoring_case() {
+    let client = fixture::client().await;
+    for (query, expected) in [
+        ("zoË", vec![ZOE]),
+        ("ÅNGSTRÖM", vec![ZOE]),
+        ("zoë ång", vec![ZOE]),
+        ("sam rossi", vec![SAM_A, SAM_B]),
+        ("m r", vec![SAM_A, SAM_B]),
+        ("angstrom", vec![]),
+        ("rossi sam", vec![]),
+    ] {
+        let page = client.ok("authors_search", json!({ "query": query })).await;
+        assert_eq!(ids(&page["items"]), expected, "{query}");
+    }
+}
+
+#[tokio::test]
+async fn include_reviews_adds_every_review_an_author_wrote() {
+    let client = fixture::client().await;
+    let page = client
+        .ok(
+            "authors_search",
+            json!({ "query": "zoë", "includeReviews": true }),
+        )
+        .await;
+    // Review order: movie title ignoring case (alien, alien, école), then exact, then id.
+    assert_eq!(
+        page["items"][0]["reviews"],
+        json!([
+            review_json(0, ALIEN, "Alien", ZOE, "Zoë Ångström", 3),
+            review_json(6, ALIEN_LOWER, "alien", ZOE, "Zoë Ångström", 3),
+            review_json(5, ALIEN_LOWER, "alien", ZOE, "Zoë Ångström", 3),
+            review_json(11, ECOLE, "École du cinéma", ZOE, "Zoë Ångström", 5),
+        ])
+    );
+    let quiet = client
+        .ok(
+            "authors_search",
+            json!({ "query": "quiet", "includeReviews": true }),
+        )
+        .await;
+    assert_eq!(quiet["items"][0]["reviews"], json!([]));
+    assert!(quiet["items"][0].get("averageStars").is_none());
+}
+
+// ---------------------------------------------------------------- reviews_list
+
+#[tokio::test]
+async fn reviews_are_in_movie_title_then_author_name_then_id_order() {
+    let client = fixture::client().await;
+    let page = client.ok("reviews_list", json!({ "limit": 50 })).await;
+    // Both movies titled "Alien" form one run, their reviews ordered by author, since the
+    // order has no movie id in it; equal author names fall back to the review id.
+    let order = [12, 13, 14, 8, 10, 1, 9, 3, 2, 0, 4, 7, 6, 5, 11].map(review);
+    assert_eq!(ids(&page["items"]), order);
+    assert_eq!(page["totalCount"], json!(15));
+}
+
+#[tokio::test]
+async fn reviews_filter_by_movie_author_or_both() {
+    let client = fixture::client().await;
+    let by_movie = client
+        .ok("reviews_list", json!({ "movieId": ALIEN_LOWER }))
+        .await;
+    assert_eq!(ids(&by_movie["items"]), [4, 7, 6, 5].map(review));
+    let by_author = client.ok("reviews_list", json!({ "authorId": JOSE })).await;
+    assert_eq!(ids(&by_author["items"]), [13, 10, 1, 7].map(review));
+    let both = client
+        .ok(
+            "reviews_list",
+            json!({ "movieId": ALIEN_LOWER, "authorId": ZOE }),
+        )
+        .await;
+    assert_eq!(ids(&both["items"]), [6, 5].map(review));
+    assert_eq!(both["totalCount"], json!(2));
+    let none = client
+        .ok("reviews_list", json!({ "movieId": ZEBRA, "authorId": ZOE }))
+        .await;
+    assert_eq!(none, json!({ "items": [], "totalCount": 0 }));
+}
+
+#[tokio::test]
+async fn a_review_id_gets_exactly_that_review_whatever_the_other_arguments() {
+    let client = fixture::client().await;
+    let one = client
+        .ok(
+            "reviews_list",
+            json!({ "reviewId": review(11), "movieId": NOBODY, "authorId": ADA, "offset": 9, "limit": 1 }),
+        )
+        .await;
+    assert_eq!(
+        one,
+        json!({
+            "items": [review_json(11, ECOLE, "École du cinéma", ZOE, "Zoë Ångström", 5)],
+            "totalCount": 1,
+        })
+    );
+    assert_eq!(
+        client
+            .err(
+                "reviews_list",
+                json!({ "reviewId": review(11), "movieId": "nope", "limit": 0 })
+            )
+            .await,
+        invalid(
+            "MovieId: Must be a UUID in the form 3f2504e0-4f89-11d3-9a0c-0305e82c3301. \
+             Limit: Must be between 1 and 50, not 0."
+        ),
+        "ignored arguments are still validated"
+    );
+}
+
+#[tokio::test]
+async fn a_filter_that_names_nothing_is_not_found() {
+    let client = fixture::client().await;
+    let movie = format!(
+        "Not Found: No movie has the id {NOBODY}. \
+         Call movies_search or reviews_list to find movie ids."
+    );
+    assert_eq!(
+        client
+            .err("reviews_list", json!({ "movieId": NOBODY }))
+            .await,
+        movie
+    );
+    assert_eq!(
+        client
+            .err("reviews_list", json!({ "authorId": NOBODY }))
+            .await,
+        format!(
+            "Not Found: No author has the id {NOBODY}. \
+             Call authors_search or reviews_list to find author ids."
+        )
+    );
+    assert_eq!(
+        client
+            .err(
+                "reviews_list",
+                json!({ "movieId": NOBODY, "authorId": NOBODY })
+            )
+            .await,
+        movie,
+        "the movie comes first in argument order"
+    );
+    assert_eq!(
+        client
+            .err("reviews_list", json!({ "reviewId": NOBODY }))
+            .await,
+        format!("Not Found: No review has the id {NOBODY}. Call reviews_list to find review ids.")
+    );
+    assert_eq!(
+        client.err("movies_get", json!({ "movieId": NOBODY })).await,
+        movie
+    );
+}
+
+// ---------------------------------------------------------------- paging
+
+#[tokio::test]
+async fn pages_concatenated_equal_the_whole_list_and_never_overlap() {
+    let client = Client::demo().await;
+    for (tool, arguments) in [
+        ("movies_search", json!({})),
+        ("movies_search", json!({ "query": "al" })),
+        ("authors_search", json!({})),
+        ("reviews_list", json!({})),
+    ] {
+        let small = client.all_pages(tool, arguments.clone(), 7).await;
+        let large = client.all_pages(tool, arguments.clone(), 50).await;
+        assert_eq!(small, large, "{tool} {arguments}");
+        let mut unique = ids(&json!(small));
+        let count = unique.len();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), count, "{tool}: no item twice");
+        assert!(count > 7, "{tool} {arguments} spans several pages");
+    }
+}
+
+#[tokio::test]
+async fn the_demo_set_fills_several_pages_of_every_list() {
+    let client = Client::demo().await;
+    let totals = [
+        client.ok("movies_search", json!({})).await["totalCount"].clone(),
+        client.ok("authors_search", json!({})).await["totalCount"].clone(),
+        client.ok("reviews_list", json!({})).await["totalCount"].clone(),
+    ];
+    let size = Size::DEMO;
+    assert_eq!(
+        totals,
+        [json!(size.movies), json!(size.authors), json!(size.reviews)]
+    );
+}
+
+#[tokio::test]
+async fn an_offset_past_the_end_gives_an_empty_page_with_the_right_total() {
+    let client = fixture::client().await;
+    for (tool, total) in [
+        ("movies_search", 7),
+        ("authors_search", 6),
+        ("reviews_list", 15),
+    ] {
+        for offset in [json!(total), json!(1000), json!(4_294_967_295u64)] {
+            let page = client.ok(tool, json!({ "offset": offset })).await;
+            assert_eq!(
+                page,
+                json!({ "items": [], "totalCount": total }),
+                "{tool} {offset}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_last_page_leaves_next_offset_out() {
+    let client = fixture::client().await;
+    let first = client.ok("movies_search", json!({ "limit": 5 })).await;
+    assert_eq!(first["nextOffset"], json!(5));
+    let last = client
+        .ok("movies_search", json!({ "offset": 5, "limit": 5 }))
+        .await;
+    assert_eq!(last["items"].as_array().unwrap().len(), 2);
+    assert!(last.get("nextOffset").is_none());
+    let exact = client
+        .ok("movies_search", json!({ "offset": 2, "limit": 5 }))
+        .await;
+    assert!(
+        exact.get("nextOffset").is_none(),
+        "a page ending at the total is the last"
+    );
+}
+
+// ---------------------------------------------------------------- reviews_write
+
+#[tokio::test]
+async fn a_new_review_is_saved_returned_and_counted() {
+    let client = fixture::client().await;
+    let saved = client
+        .ok(
+            "reviews_write",
+            json!({ "stars": 5, "movieId": ZEBRA, "authorId": QUIET }),
+        )
+        .await;
+    let id: Uuid = saved["id"].as_str().unwrap().parse().unwrap();
+    assert_eq!(
+        saved,
+        review_json_id(id, ZEBRA, "Zebra", QUIET, "Quiet Reviews", 5)
+    );
+    let listed = client.ok("reviews_list", json!({ "reviewId": id })).await;
+    assert_eq!(listed["items"][0], saved);
+    let zebra = client.ok("movies_get", json!({ "movieId": ZEBRA })).await;
+    assert_eq!(
+        (zebra["reviewCount"].clone(), zebra["averageStars"].clone()),
+        (json!(1), json!(5.0))
+    );
+}
+
+fn review_json_id(
+    id: Uuid,
+    movie: Uuid,
+    title: &str,
+    author: Uuid,
+    name: &str,
+    stars: u8,
+) -> Value {
+    json!({
+        "id": id,
+        "stars": stars,
+        "movieId": movie,
+        "movieTitle": title,
+        "authorId": author,
+        "authorName": name,
+    })
+}
+
+#[tokio::test]
+async fn an_author_may_review_the_same_movie_again() {
+    let client = fixture::client().await;
+    let arguments = json!({ "stars": 2, "movieId": ECOLE, "authorId": ZOE });
+    let first = client.ok("reviews_write", arguments.clone()).await;
+    let second = client.ok("reviews_write", arguments).await;
+    assert_ne!(first["id"], second["id"]);
+    let both = client
+        .ok("reviews_list", json!({ "movieId": ECOLE, "authorId": ZOE }))
+        .await;
+    assert_eq!(both["totalCount"], json!(3));
+    let ecole = client.ok("movies_get", json!({ "movieId": ECOLE })).await;
+    assert_eq!(ecole["averageStars"], json!(3.0));
+}
+
+#[tokio::test]
+async fn changing_the_stars_keeps_the_movie_and_author_and_updates_the_average() {
+    let client = fixture::client().await;
+    let changed = client
+        .ok(
+            "reviews_write",
+            json!({ "stars": 1, "reviewId": review(11) }),
+        )
+        .await;
+    assert_eq!(
+        changed,
+        review_json(11, ECOLE, "École du cinéma", ZOE, "Zoë Ångström", 1)
+    );
+    let same_ids = client
+        .ok(
+            "reviews_write",
+            json!({ "stars": 2, "reviewId": review(11), "movieId": ECOLE, "authorId": ZOE }),
+        )
+        .await;
+    assert_eq!(
+        same_ids["stars"],
+        json!(2),
+        "passing the review's own ids is fine"
+    );
+    let ecole = client.ok("movies_get", json!({ "movieId": ECOLE })).await;
+    assert_eq!(ecole["averageStars"], json!(2.0));
+    let zoe = client.ok("authors_search", json!({ "query": "zoë" })).await;
+    assert_eq!(zoe["items"][0]["averageStars"], json!(2.8)); // 3 + 3 + 3 + 2 = 11 / 4
+}
+
+#[tokio::test]
+async fn a_review_cannot_move_to_another_movie_or_author() {
+    let client = fixture::client().await;
+    assert_eq!(
+        client
+            .err(
+                "reviews_write",
+                json!({ "stars": 3, "reviewId": review(11), "movieId": ZEBRA })
+            )
+            .await,
+        invalid("MovieId: A review's movie can't change.")
+    );
+    assert_eq!(
+        client
+            .err(
+                "reviews_write",
+                json!({ "stars": 3, "reviewId": review(11), "movieId": ZEBRA, "authorId": ADA }),
+            )
+            .await,
+        invalid(
+            "MovieId: A review's movie can't change. AuthorId: A review's author can't change."
+        )
+    );
+    let unchanged = client
+        .ok("reviews_list", json!({ "reviewId": review(11) }))
+        .await;
+    assert_eq!(unchanged["items"][0]["stars"], json!(5));
+}
+
+#[tokio::test]
+async fn creating_needs_a_movie_and_an_author_and_stars_from_one_to_five() {
+    let client = fixture::client().await;
+    let needed = "Needed to create a review (or pass reviewId to change one).";
+    assert_eq!(
+        client.err("reviews_write", json!({ "stars": 3 })).await,
+        invalid(&format!("MovieId: {needed} AuthorId: {needed}"))
+    );
+    assert_eq!(
+        client
+            .err("reviews_write", json!({ "stars": 3, "movieId": ZEBRA }))
+            .await,
+        invalid(&format!("AuthorId: {needed}"))
+    );
+    for stars in [json!(0), json!(6), json!(-1)] {
+        assert_eq!(
+            client
+                .err(
+                    "reviews_write",
+                    json!({ "stars": stars, "movieId": ZEBRA, "authorId": ADA })
+                )
+                .await,
+            invalid("Stars: A star rating must be between 1 and 5.")
+        );
+    }
+    assert_eq!(
+        client
+            .err(
+                "reviews_write",
+                json!({ "stars": "five", "movieId": ZEBRA, "authorId": ADA })
+            )
+            .await,
+        invalid("Stars: Must be an integer, not a string.")
+    );
+    let zebra = client.ok("movies_get", json!({ "movieId": ZEBRA })).await;
+    assert_eq!(zebra["reviewCount"], json!(0), "no half-written review");
+}
+
+#[tokio::test]
+async fn writing_about_something_that_does_not_exist_is_not_found() {
+    let client = fixture::client().await;
+    assert_eq!(
+        client
+            .err(
+                "reviews_write",
+                json!({ "stars": 3, "movieId": NOBODY, "authorId": NOBODY })
+            )
+            .await,
+        format!(
+            "Not Found: No movie has the id {NOBODY}. \
+             Call movies_search or reviews_list to find movie ids."
+        )
+    );
+    assert_eq!(
+        client
+            .err(
+                "reviews_write",
+                json!({ "stars": 3, "movieId": ZEBRA, "authorId": NOBODY })
+            )
+            .await,
+        format!(
+            "Not Found: No author has the id {NOBODY}. \
+             Call authors_search or reviews_list to find author ids."
+        )
+    );
+    assert_eq!(
+        client
+            .err("reviews_write", json!({ "stars": 3, "reviewId": NOBODY }))
+            .await,
+        format!("Not Found: No review has the id {NOBODY}. Call reviews_list to find review ids.")
+    );
+}
+
+// ---------------------------------------------------------------- reviews_delete
+
+#[tokio::test]
+async fn a_deleted_review_is_gone_and_deleting_it_again_is_not_found() {
+    let client = fixture::client().await;
+    let deleted = client
+        .ok("reviews_delete", json!({ "reviewId": review(11) }))
+        .await;
+    assert_eq!(deleted, json!({ "reviewId": review(11), "deleted": true }));
+    let not_found = format!(
+        "Not Found: No review has the id {}. Call reviews_list to find review ids.",
+        review(11)
+    );
+    assert_eq!(
+        client
+            .err("reviews_delete", json!({ "reviewId": review(11) }))
+            .await,
+        not_found
+    );
+    assert_eq!(
+        client
+            .err("reviews_list", json!({ "reviewId": review(11) }))
+            .await,
+        not_found
+    );
+    let ecole = client.ok("movies_get", json!({ "movieId": ECOLE })).await;
+    assert_eq!(
+        ecole,
+        json!({ "id": ECOLE, "title": "École du cinéma", "reviewCount": 0, "reviews": [] })
+    );
+}
+
+// ---------------------------------------------------------------- validation
+
+#[tokio::test]
+async fn one_call_that_breaks_several_rules_hears_of_every_one() {
+    let client = fixture::client().await;
+    assert_eq!(
+        client
+            .err(
+                "movies_search",
+                json!({
+                    "query": "x".repeat(101),
+                    "offset": 2f64.powi(70),
+                    "limit": 51,
+                    "includeReviews": "yes",
+                    "movie_id": ALIEN,
+                    "Limit": 3,
+                }),
+            )
+            .await,
+        invalid(
+            "Query: Must be at most 100 characters long, not 101. \
+             Offset: Must be between 0 and 4294967295, not 1.1805916207174113e+21. \
+             Limit: Must be between 1 and 50, not 51. \
+             IncludeReviews: Must be true or false, not a string. \
+             movie_id: Not an argument of this tool, which takes query, offset, limit and includeReviews. \
+             Limit: Not an argument of this tool. Did you mean limit?"
+        )
+    );
+}
+
+#[tokio::test]
+async fn every_rule_of_every_tool_is_enforced() {
+    let client = fixture::client().await;
+    let uuid_rule = "Must be a UUID in the form 3f2504e0-4f89-11d3-9a0c-0305e82c3301.";
+    let cases: Vec<(&'static str, Value, String)> = vec![
+        (
+            "movies_search",
+            json!({ "offset": -1 }),
+            invalid("Offset: Must be between 0 and 4294967295, not -1."),
+        ),
+        (
+            "movies_search",
+            json!({ "limit": 0 }),
+            invalid("Limit: Must be between 1 and 50, not 0."),
+        ),
+        (
+            "movies_search",
+            json!({ "limit": "10" }),
+            invalid("Limit: Must be an integer, not a string."),
+        ),
+        (
+            "movies_search",
+            json!({ "limit": 5.5 }),
+            invalid("Limit: Must be an integer, not 5.5."),
+        ),
+        (
+            "movies_search",
+            json!({ "query": 5 }),
+            invalid("Query: Must be a string, not a number."),
+        ),
+        (
+            "movies_search",
+            json!({ "includereviews": true }),
+            invalid("includereviews: Not an argument of this tool. Did you mean includeReviews?"),
+        ),
+        (
+            "movies_get",
+            json!({}),
+            invalid("MovieId: This argument is required."),
+        ),
+        (
+            "movies_get",
+            json!({ "movieId": ALIEN.simple().to_string() }),
+            invalid(&format!("MovieId: {uuid_rule}")),
+        ),
+        (
+            "movies_get",
+            json!({ "movieId": format!("{{{ALIEN}}}") }),
+            invalid(&format!("MovieId: {uuid_rule}")),
+        ),
+        (
+            "movies_get",
+            json!({ "movie_id": ALIEN }),
+            invalid(
+                "MovieId: This argument is required. movie_id: Not an argument of this tool. Did you mean movieId?",
+            ),
+        ),
+        (
+            "authors_search",
+            json!({ "query": "é".repeat(101) }),
+            invalid("Query: Must be at most 100 characters long, not 101."),
+        ),
+        (
+            "authors_search",
+            json!({ "limit": 51 }),
+            invalid("Limit: Must be between 1 and 50, not 51."),
+        ),
+        (
+            "reviews_list",
+            json!({ "authorId": 7 }),
+            invalid("AuthorId: Must be a UUID string, not a number."),
+        ),
+        (
+            "reviews_list",
+            json!({ "offset": 1.5 }),
+            invalid("Offset: Must be an integer, not 1.5."),
+        ),
+        (
+            "reviews_write",
+            json!({ "stars": 3.5, "reviewId": review(0) }),
+            invalid("Stars: Must be an integer, not 3.5."),
+        ),
+        (
+            "reviews_delete",
+            json!({}),
+            invalid("ReviewId: This argument is required."),
+        ),
+        (
+            "reviews_delete",
+            json!({ "reviewId": "1" }),
+            invalid(&format!("ReviewId: {uuid_rule}")),
+        ),
+    ];
+    for (tool, arguments, expected) in cases {
+        assert_eq!(
+            client.err(tool, arguments.clone()).await,
+            expected,
+            "{tool} {arguments}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_leniencies_of_part_two_hold_for_every_tool() {
+    let client = fixture::client().await;
+    let request = CallToolRequestParams::new("movies_search");
+    let result = client.service.call_tool(request).await.unwrap();
+    assert_eq!(
+        result.is_error,
+        Some(false),
+        "a missing arguments object means {{}}"
+    );
+    let page = client
+        .ok(
+            "movies_search",
+            json!({ "query": null, "offset": null, "limit": 2.0 }),
+        )
+        .await;
+    assert_eq!(page["items"].as_array().unwrap().len(), 2);
+    assert_eq!(page["nextOffset"], json!(2));
+    let saved = client
+        .ok(
+            "reviews_write",
+            json!({ "stars": 4.0, "movieId": ZEBRA, "authorId": ADA, "reviewId": null }),
+        )
+        .await;
+    assert_eq!(saved["stars"], json!(4));
+    let length_in_characters = client
+        .ok("movies_search", json!({ "query": "é".repeat(100) }))
+        .await;
+    assert_eq!(length_in_characters["totalCount"], json!(0));
+}
+
+#[tokio::test]
+async fn two_databases_from_the_same_seed_hold_identical_data() {
+    let size = Size {
+        movies: 40,
+        authors: 12,
+        reviews: 150,
+    };
+    let mut answers = Vec::new();
+    for seed in [11, 11, 12] {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("seeded.db");
+        movie_reviews_mcp::seed_database(&path, size, seed)
+            .await
+            .unwrap();
+        let client = Client::serving(Store::open(&path).await.unwrap(), folder).await;
+        let mut everything = client.all_pages("movies_search", json!({}), 50).await;
+        everything.extend(client.all_pages("authors_search", json!({}), 50).await);
+        everything.extend(client.all_pages("reviews_list", json!({}), 50).await);
+        answers.push(everything);
+    }
+    assert_eq!(answers[0], answers[1]);
+    assert_ne!(answers[0], answers[2]);
+    assert_eq!(demo::generate(size, 11), demo::generate(size, 11));
+}
