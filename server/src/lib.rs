@@ -8,11 +8,13 @@
 //! - [`model`]: what the tools return, as clients see it.
 //! - [`store`]: the SQLite store, the only code that knows SQL.
 //! - [`demo`]: the deterministic demo data.
+//! - [`stdio`]: stdin as the server reads it (lone surrogate escapes made readable).
 
 pub mod cli;
 pub mod demo;
 pub mod model;
 pub mod serve;
+pub mod stdio;
 pub mod store;
 mod tools;
 

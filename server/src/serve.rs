@@ -9,7 +9,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, ServerInitializeError};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use toolkit::ToolboxError;
 
@@ -46,7 +46,17 @@ impl MovieReviews {
 
     /// Serves MCP on stdin and stdout until the client closes stdin.
     pub async fn serve_stdio(self) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let running = self.serve(rmcp::transport::stdio()).await?;
+        let input = crate::stdio::sanitized(tokio::io::stdin());
+        let running = match self.serve((input, tokio::io::stdout())).await {
+            Ok(running) => running,
+            // A client that starts the server and closes stdin before initializing has simply
+            // gone away; that is a clean end, not a failure.
+            Err(ServerInitializeError::ConnectionClosed(_)) => {
+                tracing::info!("stdin closed before the client initialized");
+                return Ok(());
+            }
+            Err(error) => return Err(error.into()),
+        };
         let reason = running.waiting().await?;
         tracing::info!(?reason, "stopped serving");
         Ok(())

@@ -1,0 +1,380 @@
+//! Runs the built binary's commands (`seed`, `call`, `tools`) the way a user types them.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_movie-reviews-mcp");
+
+/// How long one command may run before the test fails.
+const RUN_TIMEOUT: Duration = Duration::from_secs(30);
+
+const TOOLS: [&str; 6] = [
+    "authors_search",
+    "movies_get",
+    "movies_search",
+    "reviews_delete",
+    "reviews_list",
+    "reviews_write",
+];
+
+/// A fresh folder under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(label: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|since| since.subsec_nanos())
+            .unwrap_or(0);
+        let path = std::env::temp_dir().join(format!(
+            "movie-reviews-mcp-{label}-{}-{}-{nanos}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed),
+        ));
+        std::fs::create_dir_all(&path).expect("create a temp dir");
+        TempDir(path)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// What a finished command left behind.
+struct Run {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// The whole of stdout as one JSON value: nothing else may be printed there.
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
+            panic!(
+                "stdout is not one JSON value ({error}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+}
+
+/// The binary, run in `cwd` with a clean environment for the variables it reads.
+fn command(cwd: &Path) -> Command {
+    let mut command = Command::new(BINARY);
+    command
+        .current_dir(cwd)
+        .env_remove("MOVIE_REVIEWS_DATABASE")
+        .env_remove("RUST_LOG");
+    command
+}
+
+/// Runs `command` to its end, failing the test (and killing it) after `RUN_TIMEOUT`.
+fn run(mut command: Command) -> Run {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the binary");
+    let stdout = read_in_background(child.stdout.take().expect("piped stdout"));
+    let stderr = read_in_background(child.stderr.take().expect("piped stderr"));
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("poll the binary") {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{command:?} did not finish within {RUN_TIMEOUT:?}");
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    let collect = |receiver: mpsc::Receiver<String>| {
+        receiver
+            .recv_timeout(RUN_TIMEOUT)
+            .expect("output closes after exit")
+    };
+    Run {
+        status,
+        stdout: collect(stdout),
+        stderr: collect(stderr),
+    }
+}
+
+fn read_in_background(mut pipe: impl Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (sender, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        let _ = sender.send(String::from_utf8_lossy(&bytes).into_owned());
+    });
+    receiver
+}
+
+/// `seed --database DB --movies M --authors A --reviews R --seed S`, which must succeed.
+fn seed(dir: &Path, database: &Path, (movies, authors, reviews): (usize, usize, usize), seed: u64) {
+    let mut command = command(dir);
+    command
+        .arg("seed")
+        .arg("--database")
+        .arg(database)
+        .args(["--movies", &movies.to_string()])
+        .args(["--authors", &authors.to_string()])
+        .args(["--reviews", &reviews.to_string()])
+        .args(["--seed", &seed.to_string()]);
+    let run = run(command);
+    assert!(
+        run.status.success(),
+        "seed failed ({}): {}",
+        run.status,
+        run.stderr
+    );
+    assert!(database.exists(), "seed created {}", database.display());
+}
+
+/// `call TOOL ARGS --database DB`: the exit status and the printed CallToolResult.
+fn call(dir: &Path, database: &Path, tool: &str, arguments: &str) -> (ExitStatus, Value) {
+    let mut command = command(dir);
+    command
+        .args(["call", tool, arguments])
+        .arg("--database")
+        .arg(database);
+    let run = run(command);
+    let result = run.json();
+    (run.status, result)
+}
+
+/// A call that must succeed: its structuredContent, checked against its text block.
+fn call_ok(dir: &Path, database: &Path, tool: &str, arguments: &str) -> Value {
+    let (status, result) = call(dir, database, tool, arguments);
+    assert!(status.success(), "{tool} {arguments} failed: {result}");
+    assert_eq!(result["isError"], false, "{result}");
+    let structured = result["structuredContent"].clone();
+    let text: Value =
+        serde_json::from_str(result["content"][0]["text"].as_str().expect("a text block"))
+            .expect("the text block is JSON");
+    assert_eq!(text, structured, "the text block equals structuredContent");
+    structured
+}
+
+/// Every movie, author and review in a database, as the tools show them.
+#[derive(Debug, PartialEq)]
+struct Dump {
+    movies: Value,
+    authors: Value,
+    reviews: Vec<Value>,
+}
+
+fn dump(dir: &Path, database: &Path) -> Dump {
+    let movies = call_ok(dir, database, "movies_search", r#"{"limit":50}"#);
+    assert!(movies.get("nextOffset").is_none(), "one page of movies");
+    let authors = call_ok(dir, database, "authors_search", r#"{"limit":50}"#);
+    assert!(authors.get("nextOffset").is_none(), "one page of authors");
+    let mut reviews = Vec::new();
+    let mut offset = 0;
+    let total = loop {
+        let page = call_ok(
+            dir,
+            database,
+            "reviews_list",
+            &json!({"offset": offset, "limit": 50}).to_string(),
+        );
+        reviews.extend(page["items"].as_array().expect("items").iter().cloned());
+        match page.get("nextOffset") {
+            Some(next) => {
+                let next = next.as_u64().expect("nextOffset is an integer");
+                assert!(next > offset, "paging moves forward");
+                offset = next;
+            }
+            None => break page["totalCount"].as_u64().expect("totalCount"),
+        }
+    };
+    assert_eq!(reviews.len() as u64, total, "paging returned every review");
+    Dump {
+        movies,
+        authors,
+        reviews,
+    }
+}
+
+const SMALL: (usize, usize, usize) = (30, 10, 80);
+
+/// Two fresh databases seeded with the same seed and size hold identical data.
+#[test]
+fn the_same_seed_gives_the_same_data() {
+    let dir = TempDir::new("same-seed");
+    let first_db = dir.path().join("first.db");
+    let second_db = dir.path().join("second.db");
+    seed(dir.path(), &first_db, SMALL, 7);
+    seed(dir.path(), &second_db, SMALL, 7);
+
+    let first = dump(dir.path(), &first_db);
+    let second = dump(dir.path(), &second_db);
+    assert_eq!(first.movies["totalCount"], 30);
+    assert_eq!(first.authors["totalCount"], 10);
+    assert_eq!(first.reviews.len(), 80);
+    assert_eq!(first, second);
+}
+
+/// A different seed gives different data of the same size.
+#[test]
+fn a_different_seed_gives_different_data() {
+    let dir = TempDir::new("other-seed");
+    let seven_db = dir.path().join("seven.db");
+    let eight_db = dir.path().join("eight.db");
+    seed(dir.path(), &seven_db, SMALL, 7);
+    seed(dir.path(), &eight_db, SMALL, 8);
+
+    let seven = call_ok(dir.path(), &seven_db, "movies_search", r#"{"limit":50}"#);
+    let eight = call_ok(dir.path(), &eight_db, "movies_search", r#"{"limit":50}"#);
+    assert_eq!(seven["totalCount"], 30);
+    assert_eq!(eight["totalCount"], 30);
+    assert_ne!(seven["items"], eight["items"]);
+}
+
+/// `tools` prints one JSON object holding the six tools, and nothing else on stdout.
+#[test]
+fn tools_prints_the_six_tools() {
+    let dir = TempDir::new("tools");
+    let mut command = command(dir.path());
+    command.arg("tools");
+    let run = run(command);
+    assert!(run.status.success(), "tools failed: {}", run.stderr);
+    let listed = run.json();
+    let object = listed.as_object().expect("an object");
+    assert_eq!(object.keys().collect::<Vec<_>>(), ["tools"], "only `tools`");
+    let mut names: Vec<&str> = listed["tools"]
+        .as_array()
+        .expect("tools is an array")
+        .iter()
+        .map(|tool| tool["name"].as_str().expect("a tool name"))
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, TOOLS);
+}
+
+/// `call` exits 1 with a Validation Failed text for bad arguments and 0 for good ones.
+#[test]
+fn call_exit_status_follows_is_error() {
+    let dir = TempDir::new("call-status");
+    let database = dir.path().join("calls.db");
+    seed(dir.path(), &database, (5, 3, 10), 1);
+
+    let (status, result) = call(dir.path(), &database, "movies_search", r#"{"limit":0}"#);
+    assert_eq!(status.code(), Some(1), "{result}");
+    assert_eq!(result["isError"], true, "{result}");
+    let text = result["content"][0]["text"].as_str().expect("a text block");
+    assert!(text.starts_with("Validation Failed:"), "{text}");
+
+    let (status, result) = call(dir.path(), &database, "movies_search", r#"{"limit":2}"#);
+    assert_eq!(status.code(), Some(0), "{result}");
+    assert_eq!(result["isError"], false, "{result}");
+    assert_eq!(result["structuredContent"]["totalCount"], 5, "{result}");
+}
+
+/// `call` with arguments that are not a JSON object fails on stderr, printing nothing.
+#[test]
+fn call_refuses_arguments_that_are_not_an_object() {
+    let dir = TempDir::new("call-not-object");
+    let database = dir.path().join("calls.db");
+    seed(dir.path(), &database, (5, 3, 10), 1);
+
+    for arguments in ["[1, 2]", "{limit"] {
+        let mut command = command(dir.path());
+        command
+            .args(["call", "movies_search", arguments])
+            .arg("--database")
+            .arg(&database);
+        let run = run(command);
+        assert!(
+            !run.status.success(),
+            "{arguments}: exit status {}",
+            run.status
+        );
+        assert!(
+            run.stdout.trim().is_empty(),
+            "{arguments}: stdout {}",
+            run.stdout
+        );
+        assert!(
+            run.stderr.contains("movie-reviews-mcp:"),
+            "{arguments}: an explanation on stderr, got: {}",
+            run.stderr
+        );
+    }
+}
+
+/// `seed` without --database or MOVIE_REVIEWS_DATABASE refuses and says why.
+#[test]
+fn seed_needs_a_database() {
+    let dir = TempDir::new("seed-no-db");
+    let mut command = command(dir.path());
+    command.args(["seed", "--movies", "5"]);
+    let run = run(command);
+    assert!(!run.status.success(), "exit status {}", run.status);
+    assert!(run.stdout.is_empty(), "stdout: {}", run.stdout);
+    assert!(
+        run.stderr.contains("--database"),
+        "stderr names --database: {}",
+        run.stderr
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("read the temp dir")
+        .collect();
+    assert!(left.is_empty(), "nothing created in the working directory");
+}
+
+/// A new database is created with the demo data (200 movies, 50 authors, 1000 reviews).
+#[test]
+fn a_new_database_gets_the_demo_data() {
+    let dir = TempDir::new("demo");
+    let database = dir.path().join("nested").join("demo.db");
+    let movies = call_ok(dir.path(), &database, "movies_search", "{}");
+    assert!(database.exists(), "created {}", database.display());
+    assert_eq!(movies["totalCount"], 200);
+    assert_eq!(movies["items"].as_array().map(Vec::len), Some(10));
+    assert_eq!(movies["nextOffset"], 10);
+}
+
+/// An existing database is never reseeded with the demo data.
+#[test]
+fn an_existing_database_is_not_reseeded() {
+    let dir = TempDir::new("existing");
+    let database = dir.path().join("small.db");
+    seed(dir.path(), &database, (5, 2, 4), 3);
+    let movies = call_ok(dir.path(), &database, "movies_search", "{}");
+    assert_eq!(movies["totalCount"], 5);
+}
+
+/// MOVIE_REVIEWS_DATABASE names the database when --database is not given.
+#[test]
+fn the_environment_names_the_database() {
+    let dir = TempDir::new("env");
+    let database = dir.path().join("from-env.db");
+    let mut command = command(dir.path());
+    command.env("MOVIE_REVIEWS_DATABASE", &database).args([
+        "call",
+        "movies_search",
+        r#"{"limit":1}"#,
+    ]);
+    let run = run(command);
+    assert!(run.status.success(), "call failed: {}", run.stderr);
+    assert_eq!(run.json()["structuredContent"]["totalCount"], 200);
+    assert!(database.exists(), "created {}", database.display());
+}
