@@ -3,7 +3,7 @@
 use sqlx::{FromRow, Sqlite, Transaction};
 use uuid::Uuid;
 
-use super::{Rows, Store, StoreError, count, fold, page_bounds};
+use super::{Rows, Store, StoreError, fold, page_bounds, total};
 
 /// An author with their review aggregates.
 #[derive(Debug, Clone, PartialEq, FromRow)]
@@ -23,13 +23,6 @@ pub struct NewAuthor {
     pub last_name: String,
 }
 
-#[derive(FromRow)]
-struct CountedAuthorRow {
-    #[sqlx(flatten)]
-    author: AuthorRow,
-    total: i64,
-}
-
 impl Store {
     /// A page of the authors whose lowercase first name, last name or "first last" contains
     /// `query` (already lowercase and trimmed; `None` for every author), in last-name order.
@@ -41,9 +34,8 @@ impl Store {
     ) -> Result<Rows<AuthorRow>, StoreError> {
         let (offset, limit) = page_bounds(offset, limit);
         // A substring of the first or the last name is also a substring of "first last".
-        let rows: Vec<CountedAuthorRow> = sqlx::query_as(
-            "SELECT id, first_name, last_name, review_count, star_total,
-                    COUNT(*) OVER () AS total
+        let items: Vec<AuthorRow> = sqlx::query_as(
+            "SELECT id, first_name, last_name, review_count, star_total
              FROM authors
              WHERE ?1 IS NULL OR instr(full_name_folded, ?1) > 0
              ORDER BY last_name_folded, last_name, first_name_folded, first_name, id
@@ -54,22 +46,13 @@ impl Store {
         .bind(offset)
         .fetch_all(&self.pool)
         .await?;
-        let total = match rows.first() {
-            Some(row) => count(row.total),
-            None => count(
-                sqlx::query_scalar(
-                    "SELECT COUNT(*) FROM authors
-                     WHERE ?1 IS NULL OR instr(full_name_folded, ?1) > 0",
-                )
-                .bind(query)
-                .fetch_one(&self.pool)
-                .await?,
-            ),
-        };
-        Ok(Rows {
-            items: rows.into_iter().map(|row| row.author).collect(),
-            total,
-        })
+        let count = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM authors WHERE ?1 IS NULL OR instr(full_name_folded, ?1) > 0",
+        )
+        .bind(query)
+        .fetch_one(&self.pool);
+        let total = total(items.len(), offset, limit, count).await?;
+        Ok(Rows { items, total })
     }
 
     /// Whether an author has this id.

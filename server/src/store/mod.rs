@@ -6,6 +6,7 @@ mod authors;
 mod movies;
 mod reviews;
 
+use std::future::Future;
 use std::path::Path;
 use std::time::Duration;
 
@@ -93,7 +94,9 @@ impl Store {
             authors::insert(&mut transaction, author).await?;
         }
         for review in reviews {
-            reviews::insert(&mut transaction, review).await?;
+            if !reviews::insert(&mut transaction, review).await? {
+                return Err(StoreError::RowNotFound);
+            }
         }
         transaction.commit().await
     }
@@ -109,9 +112,24 @@ fn page_bounds(offset: u32, limit: u32) -> (i64, i64) {
     (i64::from(offset), i64::from(limit))
 }
 
-/// SQLite counts as `i64`; a count is never negative.
-fn count(value: i64) -> u64 {
-    u64::try_from(value).unwrap_or(0)
+/// The number of rows across every page. A page that is neither full nor past the end is the
+/// last one and shows the total itself; only otherwise is `count` run.
+///
+/// The total is a query of its own because `COUNT(*) OVER ()` beside the page would make
+/// SQLite collect and sort every match instead of reading the first ones from an index.
+async fn total(
+    page_len: usize,
+    offset: i64,
+    limit: i64,
+    count: impl Future<Output = Result<i64, StoreError>>,
+) -> Result<u64, StoreError> {
+    let page_len = page_len as i64;
+    let counted = if page_len < limit && (page_len > 0 || offset == 0) {
+        offset + page_len
+    } else {
+        count.await?
+    };
+    Ok(u64::try_from(counted).unwrap_or(0))
 }
 
 /// The Unicode lowercase form used for case-insensitive search and order.

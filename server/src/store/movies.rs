@@ -3,7 +3,7 @@
 use sqlx::{FromRow, Sqlite, Transaction};
 use uuid::Uuid;
 
-use super::{Rows, Store, StoreError, count, fold, page_bounds};
+use super::{Rows, Store, StoreError, fold, page_bounds, total};
 
 /// A movie with its review aggregates.
 #[derive(Debug, Clone, PartialEq, FromRow)]
@@ -21,13 +21,6 @@ pub struct NewMovie {
     pub title: String,
 }
 
-#[derive(FromRow)]
-struct CountedMovieRow {
-    #[sqlx(flatten)]
-    movie: MovieRow,
-    total: i64,
-}
-
 impl Store {
     /// A page of the movies whose lowercase title contains `query` (already lowercase and
     /// trimmed; `None` for every movie), in title order.
@@ -38,8 +31,8 @@ impl Store {
         limit: u32,
     ) -> Result<Rows<MovieRow>, StoreError> {
         let (offset, limit) = page_bounds(offset, limit);
-        let rows: Vec<CountedMovieRow> = sqlx::query_as(
-            "SELECT id, title, review_count, star_total, COUNT(*) OVER () AS total
+        let items: Vec<MovieRow> = sqlx::query_as(
+            "SELECT id, title, review_count, star_total
              FROM movies
              WHERE ?1 IS NULL OR instr(title_folded, ?1) > 0
              ORDER BY title_folded, title, id
@@ -50,22 +43,13 @@ impl Store {
         .bind(offset)
         .fetch_all(&self.pool)
         .await?;
-        let total = match rows.first() {
-            Some(row) => count(row.total),
-            // Past the last page the window count is not there; count on its own.
-            None => count(
-                sqlx::query_scalar(
-                    "SELECT COUNT(*) FROM movies WHERE ?1 IS NULL OR instr(title_folded, ?1) > 0",
-                )
-                .bind(query)
-                .fetch_one(&self.pool)
-                .await?,
-            ),
-        };
-        Ok(Rows {
-            items: rows.into_iter().map(|row| row.movie).collect(),
-            total,
-        })
+        let count = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM movies WHERE ?1 IS NULL OR instr(title_folded, ?1) > 0",
+        )
+        .bind(query)
+        .fetch_one(&self.pool);
+        let total = total(items.len(), offset, limit, count).await?;
+        Ok(Rows { items, total })
     }
 
     /// The movie with this id, if there is one.

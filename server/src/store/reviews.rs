@@ -1,10 +1,10 @@
 //! The `reviews` table: pages in review order (movie title, author last name, first name, id),
 //! the reviews of a set of movies or authors, and writes.
 
-use sqlx::{FromRow, QueryBuilder, Sqlite, Transaction};
+use sqlx::{FromRow, QueryBuilder, Sqlite, SqliteConnection};
 use uuid::Uuid;
 
-use super::{Rows, Store, StoreError, count, page_bounds};
+use super::{Rows, Store, StoreError, page_bounds, total};
 
 /// A review with its movie's title and its author's names.
 #[derive(Debug, Clone, PartialEq, FromRow)]
@@ -34,25 +34,14 @@ pub struct ReviewFilter {
     pub author_id: Option<Uuid>,
 }
 
-#[derive(FromRow)]
-struct CountedReviewRow {
-    #[sqlx(flatten)]
-    review: ReviewRow,
-    total: i64,
-}
-
-/// The columns of a [`ReviewRow`], from `reviews r` joined to `movies m` and `authors a`.
-const REVIEW_COLUMNS: &str = "r.id, r.stars, r.movie_id, m.title AS movie_title, r.author_id,
-     a.first_name AS author_first_name, a.last_name AS author_last_name";
-
-const REVIEW_JOINS: &str = "FROM reviews r
-     JOIN movies m ON m.id = r.movie_id
-     JOIN authors a ON a.id = r.author_id";
+/// The columns of a [`ReviewRow`]: a review carries its movie's title and its author's names.
+const REVIEW_COLUMNS: &str =
+    "id, stars, movie_id, movie_title, author_id, author_first_name, author_last_name";
 
 /// Review order: movie title, then author last name, then first name (each ignoring case, then
-/// exact), then id.
-const REVIEW_ORDER: &str = "ORDER BY m.title_folded, m.title, a.last_name_folded, a.last_name,
-     a.first_name_folded, a.first_name, r.id";
+/// exact), then id. Each filter has an index in this order (see the migration).
+const REVIEW_ORDER: &str = "ORDER BY movie_title_folded, movie_title, author_last_name_folded,
+     author_last_name, author_first_name_folded, author_first_name, id";
 
 impl Store {
     /// A page of reviews, filtered by movie and/or author, in review order.
@@ -63,40 +52,36 @@ impl Store {
         limit: u32,
     ) -> Result<Rows<ReviewRow>, StoreError> {
         let (offset, limit) = page_bounds(offset, limit);
-        let sql = format!(
-            "SELECT {REVIEW_COLUMNS}, COUNT(*) OVER () AS total {REVIEW_JOINS}
-             WHERE (?1 IS NULL OR r.movie_id = ?1) AND (?2 IS NULL OR r.author_id = ?2)
-             {REVIEW_ORDER} LIMIT ?3 OFFSET ?4"
-        );
-        let rows: Vec<CountedReviewRow> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(filter.movie_id)
-            .bind(filter.author_id)
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&self.pool)
-            .await?;
-        let total = match rows.first() {
-            Some(row) => count(row.total),
-            None => count(
-                sqlx::query_scalar(
-                    "SELECT COUNT(*) FROM reviews
-                     WHERE (?1 IS NULL OR movie_id = ?1) AND (?2 IS NULL OR author_id = ?2)",
-                )
-                .bind(filter.movie_id)
-                .bind(filter.author_id)
-                .fetch_one(&self.pool)
-                .await?,
-            ),
+        // One statement per filter (never `? IS NULL OR …`), so SQLite reads that filter's
+        // index in order; the text is fixed, only the values are bound.
+        let (condition, ids) = match (filter.movie_id, filter.author_id) {
+            (None, None) => ("", vec![]),
+            (Some(movie), None) => ("WHERE movie_id = ?", vec![movie]),
+            (None, Some(author)) => ("WHERE author_id = ?", vec![author]),
+            (Some(movie), Some(author)) => {
+                ("WHERE movie_id = ? AND author_id = ?", vec![movie, author])
+            }
         };
-        Ok(Rows {
-            items: rows.into_iter().map(|row| row.review).collect(),
-            total,
-        })
+        let sql = format!(
+            "SELECT {REVIEW_COLUMNS} FROM reviews {condition} {REVIEW_ORDER} LIMIT ? OFFSET ?"
+        );
+        let mut page = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+        for id in &ids {
+            page = page.bind(*id);
+        }
+        let items: Vec<ReviewRow> = page.bind(limit).bind(offset).fetch_all(&self.pool).await?;
+        let sql = format!("SELECT COUNT(*) FROM reviews {condition}");
+        let mut count = sqlx::query_scalar(sqlx::AssertSqlSafe(sql));
+        for id in &ids {
+            count = count.bind(*id);
+        }
+        let total = total(items.len(), offset, limit, count.fetch_one(&self.pool)).await?;
+        Ok(Rows { items, total })
     }
 
     /// The review with this id, if there is one.
     pub async fn review(&self, id: Uuid) -> Result<Option<ReviewRow>, StoreError> {
-        let sql = format!("SELECT {REVIEW_COLUMNS} {REVIEW_JOINS} WHERE r.id = ?1");
+        let sql = format!("SELECT {REVIEW_COLUMNS} FROM reviews WHERE id = ?1");
         sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(id)
             .fetch_optional(&self.pool)
@@ -113,12 +98,12 @@ impl Store {
 
     /// Every review of these movies, in review order.
     pub async fn reviews_of_movies(&self, ids: &[Uuid]) -> Result<Vec<ReviewRow>, StoreError> {
-        self.reviews_where_in("r.movie_id", ids).await
+        self.reviews_where_in("movie_id", ids).await
     }
 
     /// Every review by these authors, in review order.
     pub async fn reviews_by_authors(&self, ids: &[Uuid]) -> Result<Vec<ReviewRow>, StoreError> {
-        self.reviews_where_in("r.author_id", ids).await
+        self.reviews_where_in("author_id", ids).await
     }
 
     async fn reviews_where_in(
@@ -130,7 +115,7 @@ impl Store {
             return Ok(Vec::new());
         }
         let mut query = QueryBuilder::<Sqlite>::new(format!(
-            "SELECT {REVIEW_COLUMNS} {REVIEW_JOINS} WHERE {column} IN ("
+            "SELECT {REVIEW_COLUMNS} FROM reviews WHERE {column} IN ("
         ));
         let mut list = query.separated(", ");
         for id in ids {
@@ -141,12 +126,13 @@ impl Store {
         query.build_query_as().fetch_all(&self.pool).await
     }
 
-    /// Saves a new review and returns it as saved.
-    pub async fn create_review(&self, review: &NewReview) -> Result<ReviewRow, StoreError> {
-        let mut transaction = self.pool.begin().await?;
-        insert(&mut transaction, review).await?;
-        transaction.commit().await?;
-        self.review(review.id).await?.ok_or(StoreError::RowNotFound)
+    /// Saves a new review and returns it as saved; `None` when its movie or author is gone.
+    pub async fn create_review(&self, review: &NewReview) -> Result<Option<ReviewRow>, StoreError> {
+        let mut connection = self.pool.acquire().await?;
+        if !insert(&mut connection, review).await? {
+            return Ok(None);
+        }
+        self.review(review.id).await
     }
 
     /// Changes a review's stars; `None` when no review has this id.
@@ -178,16 +164,28 @@ impl Store {
     }
 }
 
+/// Inserts a review with its order keys copied from its movie and author; false when either
+/// does not exist.
 pub(super) async fn insert(
-    transaction: &mut Transaction<'_, Sqlite>,
+    connection: &mut SqliteConnection,
     review: &NewReview,
-) -> Result<(), StoreError> {
-    sqlx::query("INSERT INTO reviews (id, movie_id, author_id, stars) VALUES (?1, ?2, ?3, ?4)")
-        .bind(review.id)
-        .bind(review.movie_id)
-        .bind(review.author_id)
-        .bind(review.stars)
-        .execute(&mut **transaction)
-        .await?;
-    Ok(())
+) -> Result<bool, StoreError> {
+    let inserted = sqlx::query(
+        "INSERT INTO reviews (id, movie_id, author_id, stars,
+                              movie_title_folded, movie_title,
+                              author_last_name_folded, author_last_name,
+                              author_first_name_folded, author_first_name)
+         SELECT ?1, m.id, a.id, ?4, m.title_folded, m.title,
+                a.last_name_folded, a.last_name, a.first_name_folded, a.first_name
+         FROM movies m, authors a
+         WHERE m.id = ?2 AND a.id = ?3",
+    )
+    .bind(review.id)
+    .bind(review.movie_id)
+    .bind(review.author_id)
+    .bind(review.stars)
+    .execute(connection)
+    .await?
+    .rows_affected();
+    Ok(inserted == 1)
 }

@@ -69,7 +69,12 @@ impl Run<MovieReviews> for ReviewsWrite {
                     author_id,
                     stars,
                 };
-                server.store.create_review(&review).await?
+                // Existence was checked, but a movie or author could be gone since.
+                server
+                    .store
+                    .create_review(&review)
+                    .await?
+                    .ok_or_else(|| ToolError::not_found::<Movie>(movie_id))?
             }
         };
         Ok(saved.into())
