@@ -8,6 +8,8 @@ mod reviews_delete;
 mod reviews_list;
 mod reviews_write;
 
+use std::collections::HashMap;
+
 use rmcp::handler::server::router::tool::ToolRouter;
 use toolkit::{Entity, Exists, ToolError, Toolbox, ToolboxError};
 use uuid::Uuid;
@@ -21,6 +23,7 @@ pub use reviews_write::ReviewsWrite;
 
 use crate::model::{Author, Movie, Review};
 use crate::serve::MovieReviews;
+use crate::store::{ReviewRow, fold};
 
 impl Entity for Movie {
     const NAME: &'static str = "movie";
@@ -70,15 +73,15 @@ pub fn router() -> Result<ToolRouter<MovieReviews>, ToolboxError> {
 /// A search query as the store takes it: trimmed, lowercase, and `None` when empty (browse).
 fn search_term(query: Option<&str>) -> Option<String> {
     let query = query?.trim();
-    (!query.is_empty()).then(|| crate::store::fold(query))
+    (!query.is_empty()).then(|| fold(query))
 }
 
 /// Sorts reviews (already in review order) under the id each belongs to, keeping their order.
 fn group_reviews(
-    reviews: Vec<crate::store::ReviewRow>,
-    key: impl Fn(&crate::store::ReviewRow) -> Uuid,
-) -> std::collections::HashMap<Uuid, Vec<Review>> {
-    let mut groups: std::collections::HashMap<Uuid, Vec<Review>> = Default::default();
+    reviews: Vec<ReviewRow>,
+    key: impl Fn(&ReviewRow) -> Uuid,
+) -> HashMap<Uuid, Vec<Review>> {
+    let mut groups: HashMap<Uuid, Vec<Review>> = HashMap::new();
     for review in reviews {
         groups.entry(key(&review)).or_default().push(review.into());
     }
