@@ -45,7 +45,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
                 eprintln!("{}", terminal_banner(&path));
             }
             tracing::info!(database = %path.display(), "serving MCP on stdio");
-            server.serve_stdio().await?;
+            server.serve_stdio(shutdown_signal()).await?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Seed {
@@ -87,6 +87,31 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
     }
 }
 
+/// Completes on SIGTERM or SIGINT (Ctrl-C), whichever comes first.
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = interrupt => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(error) => {
+                tracing::warn!(%error, "cannot listen for SIGTERM");
+                let _ = interrupt.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
+}
+
 /// Opens the database at `path`, creating its folder and filling it with the demo data when it
 /// holds nothing yet. An existing database is only migrated forward.
 pub async fn open_or_create(path: &Path) -> Result<Store, Error> {
@@ -97,11 +122,11 @@ pub async fn open_or_create(path: &Path) -> Result<Store, Error> {
         std::fs::create_dir_all(folder)?;
     }
     let store = Store::open(path).await?;
-    if store.is_empty().await? {
-        let data = demo::generate(Size::DEMO, DEMO_SEED);
-        store
-            .replace_all(&data.movies, &data.authors, &data.reviews)
-            .await?;
+    let data = demo::generate(Size::DEMO, DEMO_SEED);
+    if store
+        .fill_if_empty(&data.movies, &data.authors, &data.reviews)
+        .await?
+    {
         tracing::info!(database = %path.display(), "created the database with demo data");
     }
     Ok(store)

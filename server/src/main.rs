@@ -10,8 +10,7 @@ use tracing_subscriber::EnvFilter;
 /// Without `RUST_LOG`: our own events at info, the SDK's only when something is wrong.
 const DEFAULT_LOG_FILTER: &str = "info,rmcp=warn";
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -21,11 +20,22 @@ async fn main() -> ExitCode {
                 .unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG_FILTER)),
         )
         .init();
-    match movie_reviews_mcp::run(cli).await {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("movie-reviews-mcp: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = match runtime.block_on(movie_reviews_mcp::run(cli)) {
         Ok(code) => code,
         Err(error) => {
             eprintln!("movie-reviews-mcp: {error}");
             ExitCode::FAILURE
         }
-    }
+    };
+    // After a signal, a read of stdin may still be pending on a blocking thread, and it cannot
+    // be cancelled; everything the server owes is done by now, so don't wait for it.
+    runtime.shutdown_background();
+    code
 }

@@ -1,6 +1,7 @@
 //! The MCP server: the rmcp `ServerHandler` over the store and the tools, and serving it on
 //! stdio.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -44,9 +45,24 @@ impl MovieReviews {
         self.tools.list_all()
     }
 
-    /// Serves MCP on stdin and stdout until the client closes stdin.
-    pub async fn serve_stdio(self) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let input = crate::stdio::sanitized(tokio::io::stdin());
+    /// Serves MCP on stdin and stdout until the client closes stdin or `shutdown` completes
+    /// (a signal): calls already read are answered, then the database is closed, which
+    /// checkpoints its write-ahead log.
+    pub async fn serve_stdio(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let store = self.store.clone();
+        let served = self.serve_lines(shutdown).await;
+        store.close().await;
+        served
+    }
+
+    async fn serve_lines(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let input = crate::stdio::sanitized(tokio::io::stdin(), shutdown);
         let running = match self.serve((input, tokio::io::stdout())).await {
             Ok(running) => running,
             // A client that starts the server and closes stdin before initializing has simply

@@ -1,40 +1,120 @@
-//! stdin as the server reads it. JSON allows any `\uXXXX` escape in a string, including a lone
-//! UTF-16 surrogate (`"\ud800"`), but serde_json refuses one, and rmcp then drops the whole
-//! request without an answer. Each line is passed on with every lone surrogate escape replaced
-//! by `\ufffd` (U+FFFD, the replacement character), so such a request is answered by its id.
+//! stdin as the server reads it, one JSON-RPC line at a time, before rmcp parses it:
+//!
+//! - JSON allows any `\uXXXX` escape in a string, including a lone UTF-16 surrogate
+//!   (`"\ud800"`), but serde_json refuses one and rmcp then drops the whole request without an
+//!   answer. Every lone surrogate escape is replaced by `\ufffd` (U+FFFD), so such a request is
+//!   answered by its id.
+//! - A line longer than [`MAX_MESSAGE_BYTES`] is discarded as it arrives, so memory stays
+//!   bounded; rmcp is handed `{}` in its place and answers with JSON-RPC's Invalid Request.
+//! - When `shutdown` completes (SIGTERM or SIGINT), reading stops as if stdin had ended: rmcp
+//!   finishes what it has and the server exits cleanly.
 
 use std::borrow::Cow;
+use std::future::Future;
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader, DuplexStream};
+
+/// The largest JSON-RPC message the server reads: 16 MiB. A longer line is answered with
+/// Invalid Request and never held in memory whole.
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Bytes buffered between the line reader and rmcp.
 const PIPE_BUFFER: usize = 64 * 1024;
 
-/// A stream carrying `input`'s lines with lone surrogate escapes replaced. It ends when `input`
-/// ends or fails.
-pub fn sanitized<R: AsyncRead + Unpin + Send + 'static>(input: R) -> DuplexStream {
+/// What rmcp receives in place of an oversized message: well-formed JSON that is not a
+/// JSON-RPC message, which it answers with Invalid Request.
+const OVERSIZED_STAND_IN: &[u8] = b"{}\n";
+
+/// A stream carrying `input`'s lines, made readable as the module explains. It ends when
+/// `input` ends or fails, or when `shutdown` completes.
+pub fn sanitized<R, F>(input: R, shutdown: F) -> DuplexStream
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    F: Future<Output = ()> + Send + 'static,
+{
     let (reader, mut writer) = tokio::io::duplex(PIPE_BUFFER);
     tokio::spawn(async move {
         let mut input = BufReader::new(input);
         let mut line = Vec::new();
+        tokio::pin!(shutdown);
         loop {
             line.clear();
-            match input.read_until(b'\n', &mut line).await {
-                Ok(0) => break,
-                Ok(_) => {
-                    let fixed = replace_lone_surrogates(&line);
-                    if writer.write_all(&fixed).await.is_err() {
-                        break;
-                    }
+            let read = tokio::select! {
+                read = read_line(&mut input, &mut line) => read,
+                () = &mut shutdown => {
+                    tracing::info!("shutting down: no more requests are read");
+                    break;
                 }
+            };
+            let forwarded = match read {
+                Ok(Line::Complete) => writer.write_all(&replace_lone_surrogates(&line)).await,
+                Ok(Line::Oversized) => {
+                    tracing::warn!(
+                        limit = MAX_MESSAGE_BYTES,
+                        "discarded a message over the size limit"
+                    );
+                    writer.write_all(OVERSIZED_STAND_IN).await
+                }
+                Ok(Line::End) => break,
                 Err(error) => {
                     tracing::error!(%error, "reading stdin failed");
                     break;
                 }
+            };
+            if forwarded.is_err() {
+                break;
             }
         }
     });
     reader
+}
+
+enum Line {
+    /// `line` holds the next line, with its newline if it had one.
+    Complete,
+    /// The next line was longer than the limit and has been skipped.
+    Oversized,
+    /// The input has ended.
+    End,
+}
+
+/// Reads the next line into `line`, never holding more than [`MAX_MESSAGE_BYTES`] of it.
+async fn read_line<R: AsyncBufRead + Unpin>(
+    input: &mut R,
+    line: &mut Vec<u8>,
+) -> std::io::Result<Line> {
+    let mut oversized = false;
+    loop {
+        let available = input.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(match (oversized, line.is_empty()) {
+                (true, _) => Line::Oversized,
+                (false, true) => Line::End,
+                (false, false) => Line::Complete,
+            });
+        }
+        let (chunk, ends_line) = match available.iter().position(|&byte| byte == b'\n') {
+            Some(newline) => (&available[..=newline], true),
+            None => (available, false),
+        };
+        let taken = chunk.len();
+        if !oversized && line.len() + taken > MAX_MESSAGE_BYTES + 1 {
+            oversized = true;
+            line.clear();
+            line.shrink_to(PIPE_BUFFER);
+        }
+        if !oversized {
+            line.extend_from_slice(chunk);
+        }
+        input.consume(taken);
+        if ends_line {
+            return Ok(if oversized {
+                Line::Oversized
+            } else {
+                Line::Complete
+            });
+        }
+    }
 }
 
 /// `line` with each `\uD800`–`\uDFFF` escape that is not half of a high-low pair replaced by
@@ -136,6 +216,51 @@ mod tests {
         ] {
             assert_eq!(fixed(line), line);
         }
+    }
+
+    #[tokio::test]
+    async fn lines_over_the_limit_are_skipped_and_the_next_line_still_read() {
+        let mut input = Vec::new();
+        input.extend_from_slice(b"{\"a\":1}\n");
+        input.extend(std::iter::repeat_n(b'x', MAX_MESSAGE_BYTES + 10));
+        input.extend_from_slice(b"\n{\"b\":2}");
+        let mut input = BufReader::new(input.as_slice());
+        let mut line = Vec::new();
+        assert!(matches!(
+            read_line(&mut input, &mut line).await,
+            Ok(Line::Complete)
+        ));
+        assert_eq!(line, b"{\"a\":1}\n");
+        line.clear();
+        assert!(matches!(
+            read_line(&mut input, &mut line).await,
+            Ok(Line::Oversized)
+        ));
+        assert!(line.capacity() <= MAX_MESSAGE_BYTES + PIPE_BUFFER);
+        line.clear();
+        assert!(matches!(
+            read_line(&mut input, &mut line).await,
+            Ok(Line::Complete)
+        ));
+        assert_eq!(line, b"{\"b\":2}");
+        line.clear();
+        assert!(matches!(
+            read_line(&mut input, &mut line).await,
+            Ok(Line::End)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_line_exactly_at_the_limit_is_read() {
+        let mut input = vec![b'y'; MAX_MESSAGE_BYTES];
+        input.push(b'\n');
+        let mut input = BufReader::new(input.as_slice());
+        let mut line = Vec::new();
+        assert!(matches!(
+            read_line(&mut input, &mut line).await,
+            Ok(Line::Complete)
+        ));
+        assert_eq!(line.len(), MAX_MESSAGE_BYTES + 1);
     }
 
     #[test]

@@ -10,8 +10,8 @@ use std::future::Future;
 use std::path::Path;
 use std::time::Duration;
 
-use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Sqlite, SqlitePool, Transaction};
 
 pub use authors::{AuthorRow, NewAuthor};
 pub use movies::{MovieRow, NewMovie};
@@ -59,19 +59,32 @@ impl Store {
             .max_connections(MAX_CONNECTIONS)
             .connect_with(options)
             .await?;
-        sqlx::migrate!("../migrations").run(&pool).await?;
+        migrate(&pool).await?;
         Ok(Store { pool })
     }
 
-    /// True when the database holds no movies, authors or reviews yet.
-    pub async fn is_empty(&self) -> Result<bool, StoreError> {
+    /// Fills the database with these rows if it holds none yet, and says whether it did. The
+    /// check and the inserts are one write transaction, so two servers starting on a new file
+    /// at once fill it once, and a database anyone has written to is never refilled.
+    pub async fn fill_if_empty(
+        &self,
+        movies: &[NewMovie],
+        authors: &[NewAuthor],
+        reviews: &[NewReview],
+    ) -> Result<bool, StoreError> {
+        let mut transaction = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let rows: i64 = sqlx::query_scalar(
             "SELECT (SELECT COUNT(*) FROM movies) + (SELECT COUNT(*) FROM authors)
                   + (SELECT COUNT(*) FROM reviews)",
         )
-        .fetch_one(&self.pool)
+        .fetch_one(&mut *transaction)
         .await?;
-        Ok(rows == 0)
+        if rows > 0 {
+            return Ok(false);
+        }
+        insert_all(&mut transaction, movies, authors, reviews).await?;
+        transaction.commit().await?;
+        Ok(true)
     }
 
     /// Replaces everything in the database with the given rows, in one transaction.
@@ -81,23 +94,13 @@ impl Store {
         authors: &[NewAuthor],
         reviews: &[NewReview],
     ) -> Result<(), StoreError> {
-        let mut transaction = self.pool.begin().await?;
+        let mut transaction = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         for table in ["reviews", "movies", "authors"] {
             sqlx::query(sqlx::AssertSqlSafe(format!("DELETE FROM {table}")))
                 .execute(&mut *transaction)
                 .await?;
         }
-        for movie in movies {
-            movies::insert(&mut transaction, movie).await?;
-        }
-        for author in authors {
-            authors::insert(&mut transaction, author).await?;
-        }
-        for review in reviews {
-            if !reviews::insert(&mut transaction, review).await? {
-                return Err(StoreError::RowNotFound);
-            }
-        }
+        insert_all(&mut transaction, movies, authors, reviews).await?;
         transaction.commit().await
     }
 
@@ -105,6 +108,39 @@ impl Store {
     pub async fn close(&self) {
         self.pool.close().await;
     }
+}
+
+/// Applies the migrations. Two servers starting on one new file race to migrate it: the loser
+/// fails on what the winner created, and a second pass then finds everything applied.
+async fn migrate(pool: &SqlitePool) -> Result<(), StoreError> {
+    let migrator = sqlx::migrate!("../migrations");
+    match migrator.run(pool).await {
+        Ok(()) => Ok(()),
+        Err(first) => {
+            tracing::debug!(error = %first, "migrating again after a failed attempt");
+            Ok(migrator.run(pool).await?)
+        }
+    }
+}
+
+async fn insert_all(
+    transaction: &mut Transaction<'_, Sqlite>,
+    movies: &[NewMovie],
+    authors: &[NewAuthor],
+    reviews: &[NewReview],
+) -> Result<(), StoreError> {
+    for movie in movies {
+        movies::insert(transaction, movie).await?;
+    }
+    for author in authors {
+        authors::insert(transaction, author).await?;
+    }
+    for review in reviews {
+        if !reviews::insert(transaction, review).await? {
+            return Err(StoreError::RowNotFound);
+        }
+    }
+    Ok(())
 }
 
 /// `LIMIT` and `OFFSET` as SQLite integers; tool bounds keep both far below `i64::MAX`.
