@@ -889,6 +889,49 @@ async fn a_review_cannot_move_to_another_movie_or_author() {
 }
 
 #[tokio::test]
+async fn can_t_change_is_reported_before_any_id_is_looked_up() {
+    let client = fixture::client().await;
+    assert_eq!(
+        client
+            .err(
+                "reviews_write",
+                json!({ "stars": 3, "reviewId": review(11), "movieId": NOBODY })
+            )
+            .await,
+        invalid("MovieId: A review's movie can't change.")
+    );
+    assert_eq!(
+        client
+            .err(
+                "reviews_write",
+                json!({ "stars": 3, "reviewId": review(11), "movieId": ECOLE, "authorId": NOBODY }),
+            )
+            .await,
+        invalid("AuthorId: A review's author can't change.")
+    );
+}
+
+#[tokio::test]
+async fn many_writes_at_once_all_succeed() {
+    let client = fixture::client().await;
+    let writes = (0..24).map(|index| {
+        let arguments = match index % 3 {
+            0 => json!({ "stars": 1 + index % 5, "movieId": ZEBRA, "authorId": QUIET }),
+            1 => json!({ "stars": 1 + index % 5, "movieId": ECOLE, "authorId": ADA }),
+            _ => json!({ "stars": 1 + index % 5, "reviewId": review(index % 15) }),
+        };
+        client.ok("reviews_write", arguments)
+    });
+    // All in flight at once, as a client with several calls pending.
+    let saved = futures::future::join_all(writes).await;
+    assert_eq!(saved.len(), 24);
+    let zebra = client.ok("movies_get", json!({ "movieId": ZEBRA })).await;
+    assert_eq!(zebra["reviewCount"], json!(8));
+    let all = client.ok("reviews_list", json!({ "limit": 1 })).await;
+    assert_eq!(all["totalCount"], json!(15 + 16));
+}
+
+#[tokio::test]
 async fn creating_needs_a_movie_and_an_author_and_stars_from_one_to_five() {
     let client = fixture::client().await;
     let needed = "Needed to create a review (or pass reviewId to change one).";

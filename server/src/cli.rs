@@ -32,6 +32,10 @@ pub struct Cli {
 pub enum Command {
     /// Replaces everything in a database with generated data of the given size.
     Seed {
+        /// The database to replace. Named here, never taken from MOVIE_REVIEWS_DATABASE or the
+        /// default, since everything in it is lost.
+        #[arg(long, value_name = "PATH")]
+        database: PathBuf,
         /// How many movies.
         #[arg(long, default_value_t = Size::DEMO.movies)]
         movies: usize,
@@ -47,6 +51,9 @@ pub enum Command {
     },
     /// Runs one tool and prints its result (the MCP CallToolResult) as JSON.
     Call {
+        /// The SQLite database file. [default: as for serving]
+        #[arg(long, env = "MOVIE_REVIEWS_DATABASE", value_name = "PATH")]
+        database: Option<PathBuf>,
         /// The tool's name, like movies_search.
         tool: String,
         /// The arguments as a JSON object, like '{"query":"global"}'.

@@ -49,30 +49,33 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Seed {
+            database,
             movies,
             authors,
             reviews,
             seed,
         }) => {
-            let Some(path) = cli.database else {
-                return Err(
-                    "seed replaces everything in a database: name it with --database".into(),
-                );
-            };
             let size = Size {
                 movies,
                 authors,
                 reviews,
             };
-            seed_database(&path, size, seed).await?;
+            let made = seed_database(&database, size, seed).await?;
             eprintln!(
-                "Seeded {} with {movies} movies, {authors} authors and {reviews} reviews (seed {seed}).",
-                path.display()
+                "Seeded {} with {} movies, {} authors and {} reviews (seed {seed}).",
+                database.display(),
+                made.movies,
+                made.authors,
+                made.reviews
             );
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Call { tool, arguments }) => {
-            let path = database_path(cli.database)?;
+        Some(Command::Call {
+            database,
+            tool,
+            arguments,
+        }) => {
+            let path = database_path(database.or(cli.database))?;
             let server = MovieReviews::new(open_or_create(&path).await?)?;
             call(server, tool, arguments.as_deref()).await
         }
@@ -132,8 +135,9 @@ pub async fn open_or_create(path: &Path) -> Result<Store, Error> {
     Ok(store)
 }
 
-/// Replaces everything in the database at `path` with generated data.
-pub async fn seed_database(path: &Path, size: Size, seed: u64) -> Result<(), Error> {
+/// Replaces everything in the database at `path` with generated data, and says how much was
+/// made (no reviews without movies or authors to review).
+pub async fn seed_database(path: &Path, size: Size, seed: u64) -> Result<Size, Error> {
     if let Some(folder) = path
         .parent()
         .filter(|folder| !folder.as_os_str().is_empty())
@@ -146,7 +150,11 @@ pub async fn seed_database(path: &Path, size: Size, seed: u64) -> Result<(), Err
         .replace_all(&data.movies, &data.authors, &data.reviews)
         .await?;
     store.close().await;
-    Ok(())
+    Ok(Size {
+        movies: data.movies.len(),
+        authors: data.authors.len(),
+        reviews: data.reviews.len(),
+    })
 }
 
 /// The database file: the one named, or `movie-reviews.db` in the platform's data directory
@@ -168,14 +176,17 @@ async fn call(
 ) -> Result<ExitCode, Error> {
     let arguments = match arguments {
         None => None,
-        Some(text) => match serde_json::from_str(text)? {
-            serde_json::Value::Object(object) => Some(object),
-            _ => {
-                return Err(
-                    "the arguments must be a JSON object, like '{\"query\":\"global\"}'".into(),
-                );
+        // Read like a request on stdin: a lone surrogate escape becomes U+FFFD.
+        Some(text) => {
+            match serde_json::from_slice(&stdio::replace_lone_surrogates(text.as_bytes()))? {
+                serde_json::Value::Object(object) => Some(object),
+                _ => {
+                    return Err(
+                        "the arguments must be a JSON object, like '{\"query\":\"global\"}'".into(),
+                    );
+                }
             }
-        },
+        }
     };
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {

@@ -135,7 +135,7 @@ impl From<ReviewRow> for Review {
     }
 }
 
-/// What `reviews_delete` returns.
+/// The outcome of deleting a review.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Deleted {

@@ -426,6 +426,14 @@ pub fn parse<T: Tool>(
 /// The code that runs a tool against the server state `S`, once its arguments are valid and
 /// every id they reference exists.
 pub trait Run<S>: Tool + __private::References<S> {
+    /// Checks rules that only the tool can see, with the state (a database lookup, say), once
+    /// the declared rules pass and before any `exists` check, so such a broken rule is reported
+    /// as `Validation Failed` ahead of a `Not Found`. None by default.
+    fn check(&self, state: &S) -> impl Future<Output = Result<(), ToolError>> + Send {
+        let _ = state;
+        async { Ok(()) }
+    }
+
     /// Runs the tool.
     fn run(self, state: &S) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
 }

@@ -173,13 +173,22 @@ fn json_type(value: &Value) -> &'static str {
     }
 }
 
+/// An undeclared name as sent, for the message: control characters escaped (so the message
+/// stays one line) and cut after [`MAX_ECHOED_NAME_CHARS`] characters with `…`.
 fn echo_name(name: &str) -> String {
-    if name.chars().count() <= MAX_ECHOED_NAME_CHARS {
-        return name.to_owned();
+    let mut echoed = String::new();
+    for (index, c) in name.chars().enumerate() {
+        if index == MAX_ECHOED_NAME_CHARS {
+            echoed.push('…');
+            break;
+        }
+        if c.is_control() {
+            echoed.extend(c.escape_default());
+        } else {
+            echoed.push(c);
+        }
     }
-    let mut short: String = name.chars().take(MAX_ECHOED_NAME_CHARS).collect();
-    short.push('…');
-    short
+    echoed
 }
 
 fn unknown_name_sentence(spec: &ToolSpec, name: &str) -> String {
@@ -300,5 +309,6 @@ mod tests {
         let long = "x".repeat(100);
         assert_eq!(echo_name(&long).chars().count(), MAX_ECHOED_NAME_CHARS + 1);
         assert_eq!(echo_name("movie_id"), "movie_id");
+        assert_eq!(echo_name("movie\nid\u{0}"), "movie\\nid\\u{0}");
     }
 }

@@ -54,6 +54,7 @@ where
     T: Run<S>,
 {
     let tool = crate::parse::<T>(arguments)?;
+    tool.check(state).await?;
     tool.check_references(state).await?;
     tool.run(state).await
 }

@@ -168,7 +168,20 @@ async fn total(
     Ok(u64::try_from(counted).unwrap_or(0))
 }
 
-/// The Unicode lowercase form used for case-insensitive search and order.
+/// The Unicode lowercase form used for case-insensitive search and order, character by
+/// character: `str::to_lowercase` lowers a final Σ to ς but an inner one to σ, so "ΟΔΟΣ" would
+/// not be found inside "ΟΔΟΣΗΜΟ".
 pub fn fold(text: &str) -> String {
-    text.to_lowercase()
+    text.chars().flat_map(char::to_lowercase).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folding_is_the_same_wherever_a_letter_stands() {
+        assert!(fold("ΟΔΟΣΗΜΟ").contains(&fold("ΟΔΟΣ")));
+        assert_eq!(fold("ÉCOLE Straße"), "école straße");
+    }
 }

@@ -126,31 +126,31 @@ impl Store {
         query.build_query_as().fetch_all(&self.pool).await
     }
 
-    /// Saves a new review and returns it as saved; `None` when its movie or author is gone.
+    /// Saves a new review and returns it as saved, in one statement; `None` when its movie or
+    /// author is gone.
     pub async fn create_review(&self, review: &NewReview) -> Result<Option<ReviewRow>, StoreError> {
-        let mut connection = self.pool.acquire().await?;
-        if !insert(&mut connection, review).await? {
-            return Ok(None);
-        }
-        self.review(review.id).await
+        let sql = format!("{INSERT_REVIEW} RETURNING {REVIEW_COLUMNS}");
+        sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(review.id)
+            .bind(review.movie_id)
+            .bind(review.author_id)
+            .bind(review.stars)
+            .fetch_optional(&self.pool)
+            .await
     }
 
-    /// Changes a review's stars; `None` when no review has this id.
+    /// Changes a review's stars and returns it as saved; `None` when no review has this id.
     pub async fn set_review_stars(
         &self,
         id: Uuid,
         stars: i64,
     ) -> Result<Option<ReviewRow>, StoreError> {
-        let changed = sqlx::query("UPDATE reviews SET stars = ?2 WHERE id = ?1")
+        let sql = format!("UPDATE reviews SET stars = ?2 WHERE id = ?1 RETURNING {REVIEW_COLUMNS}");
+        sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(id)
             .bind(stars)
-            .execute(&self.pool)
-            .await?
-            .rows_affected();
-        if changed == 0 {
-            return Ok(None);
-        }
-        self.review(id).await
+            .fetch_optional(&self.pool)
+            .await
     }
 
     /// Deletes a review; false when no review has this id.
@@ -164,28 +164,29 @@ impl Store {
     }
 }
 
-/// Inserts a review with its order keys copied from its movie and author; false when either
-/// does not exist.
+/// Inserts a review with its order keys copied from its movie and author; inserts nothing when
+/// either does not exist.
+const INSERT_REVIEW: &str = "INSERT INTO reviews (id, movie_id, author_id, stars,
+                          movie_title_folded, movie_title,
+                          author_last_name_folded, author_last_name,
+                          author_first_name_folded, author_first_name)
+     SELECT ?1, m.id, a.id, ?4, m.title_folded, m.title,
+            a.last_name_folded, a.last_name, a.first_name_folded, a.first_name
+     FROM movies m, authors a
+     WHERE m.id = ?2 AND a.id = ?3";
+
+/// Inserts a review (see [`INSERT_REVIEW`]); false when its movie or author does not exist.
 pub(super) async fn insert(
     connection: &mut SqliteConnection,
     review: &NewReview,
 ) -> Result<bool, StoreError> {
-    let inserted = sqlx::query(
-        "INSERT INTO reviews (id, movie_id, author_id, stars,
-                              movie_title_folded, movie_title,
-                              author_last_name_folded, author_last_name,
-                              author_first_name_folded, author_first_name)
-         SELECT ?1, m.id, a.id, ?4, m.title_folded, m.title,
-                a.last_name_folded, a.last_name, a.first_name_folded, a.first_name
-         FROM movies m, authors a
-         WHERE m.id = ?2 AND a.id = ?3",
-    )
-    .bind(review.id)
-    .bind(review.movie_id)
-    .bind(review.author_id)
-    .bind(review.stars)
-    .execute(connection)
-    .await?
-    .rows_affected();
+    let inserted = sqlx::query(INSERT_REVIEW)
+        .bind(review.id)
+        .bind(review.movie_id)
+        .bind(review.author_id)
+        .bind(review.stars)
+        .execute(connection)
+        .await?
+        .rows_affected();
     Ok(inserted == 1)
 }

@@ -33,29 +33,38 @@ pub struct ReviewsWrite {
 }
 
 impl Run<MovieReviews> for ReviewsWrite {
+    /// A review keeps its movie and author: passing others with `reviewId` is a broken rule,
+    /// reported before any id is looked up (so a `movieId` that names nothing is still "can't
+    /// change", not Not Found). A `reviewId` that names nothing is left to its existence check.
+    async fn check(&self, server: &MovieReviews) -> Result<(), ToolError> {
+        let Some(review_id) = self.review_id else {
+            return Ok(());
+        };
+        let Some(review) = server.store.review(review_id).await? else {
+            return Ok(());
+        };
+        let mut violations = Violations::default();
+        if self.movie_id.is_some_and(|id| id != review.movie_id) {
+            violations.push_arg::<Self>("movie_id", "A review's movie can't change.");
+        }
+        if self.author_id.is_some_and(|id| id != review.author_id) {
+            violations.push_arg::<Self>("author_id", "A review's author can't change.");
+        }
+        if violations.is_empty() {
+            Ok(())
+        } else {
+            Err(ToolError::Invalid(violations))
+        }
+    }
+
     async fn run(self, server: &MovieReviews) -> Result<Review, ToolError> {
         let stars = i64::from(self.stars);
         let saved = match self.review_id {
-            Some(review_id) => {
-                let Some(review) = server.store.review(review_id).await? else {
-                    return Err(ToolError::not_found::<Review>(review_id));
-                };
-                let mut violations = Violations::default();
-                if self.movie_id.is_some_and(|id| id != review.movie_id) {
-                    violations.push_arg::<Self>("movie_id", "A review's movie can't change.");
-                }
-                if self.author_id.is_some_and(|id| id != review.author_id) {
-                    violations.push_arg::<Self>("author_id", "A review's author can't change.");
-                }
-                if !violations.is_empty() {
-                    return Err(ToolError::Invalid(violations));
-                }
-                server
-                    .store
-                    .set_review_stars(review_id, stars)
-                    .await?
-                    .ok_or_else(|| ToolError::not_found::<Review>(review_id))?
-            }
+            Some(review_id) => server
+                .store
+                .set_review_stars(review_id, stars)
+                .await?
+                .ok_or_else(|| ToolError::not_found::<Review>(review_id))?,
             None => {
                 // `required_unless` guarantees both when there is no reviewId.
                 let (Some(movie_id), Some(author_id)) = (self.movie_id, self.author_id) else {
@@ -69,12 +78,14 @@ impl Run<MovieReviews> for ReviewsWrite {
                     author_id,
                     stars,
                 };
-                // Existence was checked, but a movie or author could be gone since.
-                server
-                    .store
-                    .create_review(&review)
-                    .await?
-                    .ok_or_else(|| ToolError::not_found::<Movie>(movie_id))?
+                match server.store.create_review(&review).await? {
+                    Some(saved) => saved,
+                    // Both existed when checked; one has gone since.
+                    None if !server.store.movie_exists(movie_id).await? => {
+                        return Err(ToolError::not_found::<Movie>(movie_id));
+                    }
+                    None => return Err(ToolError::not_found::<Author>(author_id)),
+                }
             }
         };
         Ok(saved.into())
