@@ -177,16 +177,14 @@ async fn call(
     let arguments = match arguments {
         None => None,
         // Read like a request on stdin: a lone surrogate escape becomes U+FFFD.
-        Some(text) => {
-            match serde_json::from_slice(&stdio::replace_lone_surrogates(text.as_bytes()))? {
-                serde_json::Value::Object(object) => Some(object),
-                _ => {
-                    return Err(
-                        "the arguments must be a JSON object, like '{\"query\":\"global\"}'".into(),
-                    );
-                }
+        Some(text) => match serde_json::from_slice(&stdio::make_readable(text.as_bytes()))? {
+            serde_json::Value::Object(object) => Some(object),
+            _ => {
+                return Err(
+                    "the arguments must be a JSON object, like '{\"query\":\"global\"}'".into(),
+                );
             }
-        }
+        },
     };
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {

@@ -62,20 +62,23 @@ impl MovieReviews {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let input = crate::stdio::sanitized(tokio::io::stdin(), shutdown);
-        let running = match self.serve((input, tokio::io::stdout())).await {
-            Ok(running) => running,
+        let pipes = crate::stdio::pipes(tokio::io::stdin(), tokio::io::stdout(), shutdown);
+        let served = match self.serve((pipes.input, pipes.output)).await {
+            Ok(running) => running.waiting().await.map(|reason| {
+                tracing::info!(?reason, "stopped serving");
+            }),
             // A client that starts the server and closes stdin before initializing has simply
             // gone away; that is a clean end, not a failure.
             Err(ServerInitializeError::ConnectionClosed(_)) => {
                 tracing::info!("stdin closed before the client initialized");
-                return Ok(());
+                Ok(())
             }
             Err(error) => return Err(error.into()),
         };
-        let reason = running.waiting().await?;
-        tracing::info!(?reason, "stopped serving");
-        Ok(())
+        // rmcp has closed its end; wait until every answer is on stdout.
+        let flushed = pipes.flushed.await;
+        served?;
+        Ok(flushed?)
     }
 }
 

@@ -1,78 +1,205 @@
-//! stdin as the server reads it, one JSON-RPC line at a time, before rmcp parses it:
+//! The stdio transport as the server runs it: every line of stdin passes through here before
+//! rmcp parses it, and every line rmcp writes passes through here to stdout.
 //!
 //! - JSON allows any `\uXXXX` escape in a string, including a lone UTF-16 surrogate
-//!   (`"\ud800"`), but serde_json refuses one and rmcp then drops the whole request without an
-//!   answer. Every lone surrogate escape is replaced by `\ufffd` (U+FFFD), so such a request is
-//!   answered by its id.
-//! - A line longer than [`MAX_MESSAGE_BYTES`] is discarded as it arrives, so memory stays
-//!   bounded; rmcp is handed `{}` in its place and answers with JSON-RPC's Invalid Request.
-//! - When `shutdown` completes (SIGTERM or SIGINT), reading stops as if stdin had ended: rmcp
-//!   finishes what it has and the server exits cleanly.
+//!   (`"\ud800"`), and any number, including `1e400`; serde_json refuses both, and rmcp would
+//!   then drop the request without an answer. A lone surrogate escape becomes `\ufffd` (U+FFFD)
+//!   and a number beyond `f64` becomes `±1e308`, which a tool reports as a broken rule.
+//! - A line that still is not JSON (a syntax error, invalid UTF-8, nesting past serde_json's
+//!   limit) is answered with JSON-RPC's Parse error (-32700), with the request's `id` when one
+//!   can be read from it, instead of rmcp's silence.
+//! - A line longer than [`MAX_MESSAGE_BYTES`] is skipped as it arrives, so memory stays bounded,
+//!   and answered with Invalid Request (-32600).
+//! - When `shutdown` completes (SIGTERM or SIGINT), requests already sent are still read, then
+//!   reading stops as if stdin had ended: rmcp answers what it has read, the output is flushed,
+//!   and the server exits.
 
 use std::borrow::Cow;
 use std::future::Future;
 
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader, DuplexStream};
+use serde_json::{Value, json};
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream,
+};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 /// The largest JSON-RPC message the server reads: 16 MiB. A longer line is answered with
 /// Invalid Request and never held in memory whole.
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
-/// Bytes buffered between the line reader and rmcp.
+/// How much of an oversized line is kept to find the request's `id` in.
+const ID_SEARCH_BYTES: usize = 4096;
+
+/// Bytes buffered between these tasks and rmcp.
 const PIPE_BUFFER: usize = 64 * 1024;
 
-/// What rmcp receives in place of an oversized message: well-formed JSON that is not a
-/// JSON-RPC message, which it answers with Invalid Request.
-const OVERSIZED_STAND_IN: &[u8] = b"{}\n";
+/// How long reading goes on after a signal while requests keep arriving.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(100);
 
-/// A stream carrying `input`'s lines, made readable as the module explains. It ends when
-/// `input` ends or fails, or when `shutdown` completes.
-pub fn sanitized<R, F>(input: R, shutdown: F) -> DuplexStream
+/// Answers this module writes itself, waiting for their turn on stdout.
+const PENDING_ANSWERS: usize = 64;
+
+/// The two ends rmcp serves on, and the task that owns stdout.
+pub struct Pipes {
+    /// What rmcp reads: stdin's lines, made readable.
+    pub input: DuplexStream,
+    /// What rmcp writes, copied to stdout line by line.
+    pub output: DuplexStream,
+    /// Ends once rmcp's output and this module's answers are all on stdout.
+    pub flushed: JoinHandle<()>,
+}
+
+/// Connects rmcp to `input` and `output` through the filters the module describes.
+pub fn pipes<R, W, F>(input: R, output: W, shutdown: F) -> Pipes
 where
     R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
     F: Future<Output = ()> + Send + 'static,
 {
-    let (reader, mut writer) = tokio::io::duplex(PIPE_BUFFER);
-    tokio::spawn(async move {
-        let mut input = BufReader::new(input);
-        let mut line = Vec::new();
-        tokio::pin!(shutdown);
-        loop {
-            line.clear();
-            let read = tokio::select! {
+    let (rmcp_input, to_rmcp) = tokio::io::duplex(PIPE_BUFFER);
+    let (rmcp_output, from_rmcp) = tokio::io::duplex(PIPE_BUFFER);
+    let (answers, pending) = mpsc::channel(PENDING_ANSWERS);
+    tokio::spawn(read_requests(input, to_rmcp, answers, shutdown));
+    let flushed = tokio::spawn(write_responses(from_rmcp, pending, output));
+    Pipes {
+        input: rmcp_input,
+        output: rmcp_output,
+        flushed,
+    }
+}
+
+async fn read_requests<R, F>(
+    input: R,
+    mut to_rmcp: DuplexStream,
+    answers: mpsc::Sender<Vec<u8>>,
+    shutdown: F,
+) where
+    R: AsyncRead + Unpin,
+    F: Future<Output = ()>,
+{
+    let mut input = BufReader::new(input);
+    let mut line = Vec::new();
+    let mut stopping = false;
+    tokio::pin!(shutdown);
+    loop {
+        let read = if stopping {
+            // After a signal, requests already on their way are still read and answered;
+            // reading ends once none arrives for a moment.
+            match tokio::time::timeout(SHUTDOWN_GRACE, read_line(&mut input, &mut line)).await {
+                Ok(read) => read,
+                Err(_) => break,
+            }
+        } else {
+            tokio::select! {
                 read = read_line(&mut input, &mut line) => read,
                 () = &mut shutdown => {
-                    tracing::info!("shutting down: no more requests are read");
-                    break;
+                    tracing::info!("shutting down: answering what was already sent");
+                    stopping = true;
+                    continue;
                 }
-            };
-            let forwarded = match read {
-                Ok(Line::Complete) => writer.write_all(&replace_lone_surrogates(&line)).await,
-                Ok(Line::Oversized) => {
-                    tracing::warn!(
-                        limit = MAX_MESSAGE_BYTES,
-                        "discarded a message over the size limit"
-                    );
-                    writer.write_all(OVERSIZED_STAND_IN).await
+            }
+        };
+        let delivered = match read {
+            Ok(Line::Complete) => {
+                let readable = make_readable(&line);
+                match check_json(&readable) {
+                    None => to_rmcp.write_all(&readable).await.is_ok(),
+                    Some(problem) => {
+                        let answer = error_answer(top_level_id(&line), -32700, &problem);
+                        answers.send(answer).await.is_ok()
+                    }
                 }
-                Ok(Line::End) => break,
-                Err(error) => {
-                    tracing::error!(%error, "reading stdin failed");
-                    break;
-                }
-            };
-            if forwarded.is_err() {
+            }
+            Ok(Line::Oversized) => {
+                tracing::warn!(
+                    limit = MAX_MESSAGE_BYTES,
+                    "skipped a message over the size limit"
+                );
+                let message = format!(
+                    "Invalid Request: the message is larger than the limit of {MAX_MESSAGE_BYTES} bytes."
+                );
+                let answer = error_answer(top_level_id(&line), -32600, &message);
+                answers.send(answer).await.is_ok()
+            }
+            Ok(Line::End) => break,
+            Err(error) => {
+                tracing::error!(%error, "reading stdin failed");
                 break;
             }
+        };
+        // Cleared only once handled: a read cut short by the signal keeps what it had read.
+        line.clear();
+        if !delivered {
+            break;
         }
+    }
+}
+
+/// Copies rmcp's output to `output` a whole line at a time, with this module's own answers
+/// between lines, flushing each.
+async fn write_responses<W: AsyncWrite + Unpin>(
+    from_rmcp: DuplexStream,
+    mut answers: mpsc::Receiver<Vec<u8>>,
+    mut output: W,
+) {
+    let mut from_rmcp = BufReader::new(from_rmcp);
+    let mut line = Vec::new();
+    let (mut rmcp_open, mut answers_open) = (true, true);
+    while rmcp_open || answers_open {
+        // `read_until` keeps what it read if the other branch wins, so no output is lost.
+        let next = tokio::select! {
+            read = from_rmcp.read_until(b'\n', &mut line), if rmcp_open => match read {
+                Ok(0) | Err(_) => {
+                    rmcp_open = false;
+                    None
+                }
+                Ok(_) => Some(std::mem::take(&mut line)),
+            },
+            answer = answers.recv(), if answers_open => {
+                if answer.is_none() {
+                    answers_open = false;
+                }
+                answer
+            }
+        };
+        if let Some(bytes) = next {
+            let written = output.write_all(&bytes).await;
+            if written.and(output.flush().await).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// A JSON-RPC error response line.
+fn error_answer(id: Option<Value>, code: i64, message: &str) -> Vec<u8> {
+    let answer = json!({
+        "jsonrpc": "2.0",
+        "id": id.unwrap_or(Value::Null),
+        "error": { "code": code, "message": message },
     });
-    reader
+    let mut line = answer.to_string().into_bytes();
+    line.push(b'\n');
+    line
+}
+
+/// Why `line` is not one JSON value, or `None` when it is (a blank line counts as fine: rmcp
+/// skips it).
+fn check_json(line: &[u8]) -> Option<String> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    match serde_json::from_slice::<Value>(line) {
+        Ok(_) => None,
+        Err(error) => Some(format!("Parse error: {error}.")),
+    }
 }
 
 enum Line {
     /// `line` holds the next line, with its newline if it had one.
     Complete,
-    /// The next line was longer than the limit and has been skipped.
+    /// The next line was longer than the limit and has been skipped; `line` holds its start.
     Oversized,
     /// The input has ended.
     End,
@@ -100,7 +227,7 @@ async fn read_line<R: AsyncBufRead + Unpin>(
         let taken = chunk.len();
         if !oversized && line.len() + taken > MAX_MESSAGE_BYTES + 1 {
             oversized = true;
-            line.clear();
+            line.truncate(ID_SEARCH_BYTES);
             line.shrink_to(PIPE_BUFFER);
         }
         if !oversized {
@@ -117,62 +244,74 @@ async fn read_line<R: AsyncBufRead + Unpin>(
     }
 }
 
-/// `line` with each `\uD800`–`\uDFFF` escape that is not half of a high-low pair replaced by
-/// `\ufffd`. Only escapes inside JSON strings are looked at; a line without any is borrowed.
-pub fn replace_lone_surrogates(line: &[u8]) -> Cow<'_, [u8]> {
-    if !line
-        .windows(3)
-        .any(|w| w[0] == b'\\' && w[1] == b'u' && matches!(w[2], b'd' | b'D'))
-    {
-        return Cow::Borrowed(line);
-    }
-    let mut out = Vec::with_capacity(line.len());
+/// `line` with each lone surrogate escape (`\uD800`–`\uDFFF` not part of a high-low pair)
+/// replaced by `\ufffd`, and each number too large for `f64` replaced by `±1e308`. Borrowed
+/// when there is nothing to replace.
+pub fn make_readable(line: &[u8]) -> Cow<'_, [u8]> {
+    let mut out: Vec<u8> = Vec::new();
+    let mut copied = 0;
+    let mut replace = |out: &mut Vec<u8>, start: usize, end: usize, with: &[u8]| {
+        out.extend_from_slice(&line[copied..start]);
+        out.extend_from_slice(with);
+        copied = end;
+    };
     let mut in_string = false;
     let mut index = 0;
     while index < line.len() {
         let byte = line[index];
-        if !in_string {
-            in_string = byte == b'"';
-            out.push(byte);
-            index += 1;
-            continue;
-        }
-        match byte {
-            b'"' => {
-                in_string = false;
-                out.push(byte);
-                index += 1;
-            }
-            b'\\' if line.get(index + 1) == Some(&b'u') => {
-                let unit = escape_at(line, index);
-                let next = escape_at(line, index + 6);
-                match unit {
-                    Some(0xD800..=0xDBFF) if matches!(next, Some(0xDC00..=0xDFFF)) => {
-                        out.extend_from_slice(&line[index..index + 12]);
-                        index += 12;
-                    }
-                    Some(0xD800..=0xDFFF) => {
-                        out.extend_from_slice(b"\\ufffd");
-                        index += 6;
-                    }
-                    _ => {
-                        out.extend_from_slice(&line[index..(index + 6).min(line.len())]);
-                        index += 6;
+        if in_string {
+            match byte {
+                b'"' => {
+                    in_string = false;
+                    index += 1;
+                }
+                b'\\' if line.get(index + 1) == Some(&b'u') => {
+                    let unit = escape_at(line, index);
+                    match unit {
+                        Some(0xD800..=0xDBFF)
+                            if matches!(escape_at(line, index + 6), Some(0xDC00..=0xDFFF)) =>
+                        {
+                            index += 12;
+                        }
+                        Some(0xD800..=0xDFFF) => {
+                            replace(&mut out, index, index + 6, b"\\ufffd");
+                            index += 6;
+                        }
+                        _ => index += 6,
                     }
                 }
+                // Any other escape is two bytes (`\"`, `\\`, …): skip both, so an escaped quote
+                // does not end the string.
+                b'\\' => index += 2,
+                _ => index += 1,
             }
-            b'\\' => {
-                // Any other escape is two bytes (`\"`, `\\`, `\n`, …): copy both, so an escaped
-                // quote does not end the string.
-                out.extend_from_slice(&line[index..(index + 2).min(line.len())]);
-                index += 2;
+        } else if byte == b'"' {
+            in_string = true;
+            index += 1;
+        } else if byte == b'-' || byte.is_ascii_digit() {
+            let end = index
+                + line[index..]
+                    .iter()
+                    .take_while(|&&b| {
+                        b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E')
+                    })
+                    .count();
+            let number = std::str::from_utf8(&line[index..end]).ok();
+            if let Some(value) = number.and_then(|text| text.parse::<f64>().ok())
+                && value.is_infinite()
+            {
+                let saturated: &[u8] = if value < 0.0 { b"-1e308" } else { b"1e308" };
+                replace(&mut out, index, end, saturated);
             }
-            _ => {
-                out.push(byte);
-                index += 1;
-            }
+            index = end;
+        } else {
+            index += 1;
         }
     }
+    if copied == 0 {
+        return Cow::Borrowed(line);
+    }
+    out.extend_from_slice(&line[copied.min(line.len())..]);
     Cow::Owned(out)
 }
 
@@ -186,12 +325,72 @@ fn escape_at(line: &[u8], at: usize) -> Option<u16> {
     u16::from_str_radix(hex, 16).ok()
 }
 
+/// The `id` of a JSON-RPC request that could not be parsed whole (or only its start is at
+/// hand): the value of the key `"id"` of the outermost object, if it is a string, a number or
+/// null and can be read.
+fn top_level_id(line: &[u8]) -> Option<Value> {
+    let mut depth = 0usize;
+    let mut last_string_is_id = false;
+    let mut index = 0;
+    while index < line.len() {
+        match line[index] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'"' => {
+                let end = string_end(line, index)?;
+                // Keys come just before their colon, so at the colon this tells whether the
+                // key was "id".
+                last_string_is_id = depth == 1 && &line[index..=end] == b"\"id\"";
+                index = end;
+            }
+            b':' if depth == 1 && last_string_is_id => {
+                let start = index
+                    + 1
+                    + line[index + 1..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                let end = match line.get(start) {
+                    Some(b'"') => string_end(line, start)? + 1,
+                    _ => {
+                        start
+                            + line[start..]
+                                .iter()
+                                .take_while(|b| {
+                                    !matches!(b, b',' | b'}' | b']') && !b.is_ascii_whitespace()
+                                })
+                                .count()
+                    }
+                };
+                let id: Value = serde_json::from_slice(&line[start..end]).ok()?;
+                return (id.is_string() || id.is_number() || id.is_null()).then_some(id);
+            }
+            _ => {}
+        }
+        index += 1;
+    }
+    None
+}
+
+/// The index of the quote that closes the string opening at `start`.
+fn string_end(line: &[u8], start: usize) -> Option<usize> {
+    let mut index = start + 1;
+    while index < line.len() {
+        match line[index] {
+            b'\\' => index += 2,
+            b'"' => return Some(index),
+            _ => index += 1,
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn fixed(line: &str) -> String {
-        String::from_utf8(replace_lone_surrogates(line.as_bytes()).into_owned()).unwrap()
+        String::from_utf8(make_readable(line.as_bytes()).into_owned()).unwrap()
     }
 
     #[test]
@@ -216,6 +415,47 @@ mod tests {
         ] {
             assert_eq!(fixed(line), line);
         }
+    }
+
+    #[test]
+    fn numbers_beyond_f64_are_saturated_outside_strings_only() {
+        assert_eq!(fixed(r#"{"offset":1e400}"#), r#"{"offset":1e308}"#);
+        assert_eq!(fixed(r#"{"a":[-2E999, 1e5]}"#), r#"{"a":[-1e308, 1e5]}"#);
+        let digits = "9".repeat(400);
+        assert_eq!(fixed(&format!(r#"{{"a":{digits}}}"#)), r#"{"a":1e308}"#);
+        for line in [r#"{"q":"1e400"}"#, r#"{"a":1.5e10,"b":-0}"#, r#"{"k-1":2}"#] {
+            assert_eq!(fixed(line), line);
+        }
+    }
+
+    #[test]
+    fn the_id_is_read_from_a_line_that_does_not_parse() {
+        let id = |line: &str| top_level_id(line.as_bytes());
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"#),
+            Some(json!(7))
+        );
+        assert_eq!(
+            id(r#"{"params":{"id":1},"id":"a\"b"} trailing"#),
+            Some(json!("a\"b"))
+        );
+        assert_eq!(id(r#"{"method":"id","params":[1,2,"#), None);
+        assert_eq!(id(r#"{"id":{"x":1}}"#), None);
+        assert_eq!(id("not json at all"), None);
+    }
+
+    #[test]
+    fn answers_are_json_rpc_errors() {
+        let line = error_answer(Some(json!(3)), -32700, "Parse error: x.");
+        let answer: Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(
+            answer,
+            json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32700, "message": "Parse error: x."}})
+        );
+        assert!(check_json(b"{\"a\":1}\n").is_none());
+        assert!(check_json(b"  \n").is_none());
+        assert!(check_json(b"{\"a\":\n").is_some());
+        assert!(check_json(&[b'"', 0xff, b'"']).is_some());
     }
 
     #[tokio::test]
@@ -271,7 +511,8 @@ mod tests {
             r#"{"q":"\"#,
             r#""\ud800\udc"#,
         ] {
-            let _ = replace_lone_surrogates(line.as_bytes());
+            let _ = make_readable(line.as_bytes());
+            let _ = top_level_id(line.as_bytes());
         }
     }
 }

@@ -1,131 +1,15 @@
 //! Runs the built binary's commands (`seed`, `call`, `tools`) the way a user types them.
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
-use std::thread;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+// Each test binary uses a different subset of the shared harness.
+#[allow(dead_code)]
+mod common;
+
+use std::path::Path;
+use std::process::ExitStatus;
 
 use serde_json::{Value, json};
 
-const BINARY: &str = env!("CARGO_BIN_EXE_movie-reviews-mcp");
-
-/// How long one command may run before the test fails.
-const RUN_TIMEOUT: Duration = Duration::from_secs(30);
-
-const TOOLS: [&str; 6] = [
-    "authors_search",
-    "movies_get",
-    "movies_search",
-    "reviews_delete",
-    "reviews_list",
-    "reviews_write",
-];
-
-/// A fresh folder under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(label: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|since| since.subsec_nanos())
-            .unwrap_or(0);
-        let path = std::env::temp_dir().join(format!(
-            "movie-reviews-mcp-{label}-{}-{}-{nanos}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed),
-        ));
-        std::fs::create_dir_all(&path).expect("create a temp dir");
-        TempDir(path)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// What a finished command left behind.
-struct Run {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    /// The whole of stdout as one JSON value: nothing else may be printed there.
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
-            panic!(
-                "stdout is not one JSON value ({error}):\n{}\nstderr:\n{}",
-                self.stdout, self.stderr
-            )
-        })
-    }
-}
-
-/// The binary, run in `cwd` with a clean environment for the variables it reads.
-fn command(cwd: &Path) -> Command {
-    let mut command = Command::new(BINARY);
-    command
-        .current_dir(cwd)
-        .env_remove("MOVIE_REVIEWS_DATABASE")
-        .env_remove("RUST_LOG");
-    command
-}
-
-/// Runs `command` to its end, failing the test (and killing it) after `RUN_TIMEOUT`.
-fn run(mut command: Command) -> Run {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn the binary");
-    let stdout = read_in_background(child.stdout.take().expect("piped stdout"));
-    let stderr = read_in_background(child.stderr.take().expect("piped stderr"));
-    let deadline = Instant::now() + RUN_TIMEOUT;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("poll the binary") {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{command:?} did not finish within {RUN_TIMEOUT:?}");
-        }
-        thread::sleep(Duration::from_millis(10));
-    };
-    let collect = |receiver: mpsc::Receiver<String>| {
-        receiver
-            .recv_timeout(RUN_TIMEOUT)
-            .expect("output closes after exit")
-    };
-    Run {
-        status,
-        stdout: collect(stdout),
-        stderr: collect(stderr),
-    }
-}
-
-fn read_in_background(mut pipe: impl Read + Send + 'static) -> mpsc::Receiver<String> {
-    let (sender, receiver) = mpsc::channel();
-    thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = pipe.read_to_end(&mut bytes);
-        let _ = sender.send(String::from_utf8_lossy(&bytes).into_owned());
-    });
-    receiver
-}
+use common::{TOOLS, TempDir, command, run};
 
 /// `seed --database DB --movies M --authors A --reviews R --seed S`, which must succeed.
 fn seed(dir: &Path, database: &Path, (movies, authors, reviews): (usize, usize, usize), seed: u64) {

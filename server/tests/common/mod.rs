@@ -1,0 +1,425 @@
+//! What every test of the built binary needs: a temporary folder, the binary run as an MCP
+//! server over stdio (every read bounded by a timeout), and the binary run as a command to its
+//! end. Each test binary (`stdio`, `cli`, `robustness`) uses a different subset.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+pub const BINARY: &str = env!("CARGO_BIN_EXE_movie-reviews-mcp");
+
+/// How long any single read from the server may take before the test fails.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How long the server may take to exit after its stdin closes (or a signal).
+pub const EXIT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long one command may run before the test fails.
+pub const RUN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The server's tools, in name order.
+pub const TOOLS: [&str; 6] = [
+    "authors_search",
+    "movies_get",
+    "movies_search",
+    "reviews_delete",
+    "reviews_list",
+    "reviews_write",
+];
+
+/// A fresh folder under the system temp dir, removed on drop.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(label: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|since| since.subsec_nanos())
+            .unwrap_or(0);
+        let path = std::env::temp_dir().join(format!(
+            "movie-reviews-mcp-{label}-{}-{}-{nanos}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed),
+        ));
+        std::fs::create_dir_all(&path).expect("create a temp dir");
+        TempDir(path)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The server process with its stdout and stderr lines arriving on channels, so every read is
+/// bounded by a timeout. Kills the process on drop if it is still running.
+pub struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: Receiver<String>,
+    stderr: Receiver<String>,
+    /// Every line read from stdout so far, in order.
+    pub stdout_lines: Vec<String>,
+    /// Every line read from stderr so far, each with its newline.
+    stderr_text: String,
+}
+
+impl Server {
+    /// The server on `database`, started in `cwd`.
+    pub fn spawn(database: &Path, cwd: &Path) -> Server {
+        let mut child = Command::new(BINARY)
+            .arg("--database")
+            .arg(database)
+            .current_dir(cwd)
+            .env_remove("RUST_LOG")
+            .env_remove("MOVIE_REVIEWS_DATABASE")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn the server");
+        let stdin = child.stdin.take();
+        let stdout = lines_in_background(child.stdout.take().expect("piped stdout"), false);
+        let stderr = lines_in_background(child.stderr.take().expect("piped stderr"), true);
+        Server {
+            child,
+            stdin,
+            stdout,
+            stderr,
+            stdout_lines: Vec::new(),
+            stderr_text: String::new(),
+        }
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn send(&mut self, message: &Value) {
+        self.send_line(&serde_json::to_string(message).expect("serialize a message"));
+    }
+
+    /// Sends one line as written, for JSON that `serde_json` would never produce.
+    pub fn send_line(&mut self, line: &str) {
+        self.send_bytes(line.as_bytes());
+    }
+
+    /// Sends one line of raw bytes (a newline is added), for lines that are not even UTF-8.
+    pub fn send_bytes(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is still open");
+        stdin
+            .write_all(line)
+            .and_then(|()| stdin.write_all(b"\n"))
+            .and_then(|()| stdin.flush())
+            .expect("write to the server's stdin");
+    }
+
+    /// Sends a `tools/call` request without waiting for its answer.
+    pub fn send_call(&mut self, id: u64, tool: &str, arguments: Value) {
+        self.send(&json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments},
+        }));
+    }
+
+    /// Initializes the session as a client does.
+    pub fn initialize(&mut self) {
+        self.result(
+            1,
+            "initialize",
+            json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "stdio-test", "version": "1.0.0"},
+            }),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    }
+
+    /// The next line on stdout, parsed; fails the test after `READ_TIMEOUT`.
+    pub fn read_message(&mut self) -> Value {
+        let line = match self.stdout.recv_timeout(READ_TIMEOUT) {
+            Ok(line) => line,
+            Err(RecvTimeoutError::Timeout) => {
+                panic!("the server wrote nothing on stdout within {READ_TIMEOUT:?}")
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                panic!("the server closed stdout while a response was awaited")
+            }
+        };
+        self.stdout_lines.push(line.clone());
+        serde_json::from_str(&line)
+            .unwrap_or_else(|error| panic!("stdout line is not JSON ({error}): {line}"))
+    }
+
+    /// The next line on stdout, parsed, if one arrives within `timeout`; `None` also when stdout
+    /// has closed.
+    pub fn try_read_message(&mut self, timeout: Duration) -> Option<Value> {
+        let line = self.stdout.recv_timeout(timeout).ok()?;
+        self.stdout_lines.push(line.clone());
+        Some(
+            serde_json::from_str(&line)
+                .unwrap_or_else(|error| panic!("stdout line is not JSON ({error}): {line}")),
+        )
+    }
+
+    /// Sends a request and returns the response with its id, skipping any server notification.
+    pub fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let message = self.read_message();
+            if message.get("id") == Some(&json!(id)) {
+                return message;
+            }
+            assert!(
+                message.get("method").is_some(),
+                "a response to a request never sent: {message}"
+            );
+        }
+    }
+
+    /// The `result` of a successful response.
+    pub fn result(&mut self, id: u64, method: &str, params: Value) -> Value {
+        let response = self.request(id, method, params);
+        assert!(
+            response.get("error").is_none(),
+            "{method} failed: {response}"
+        );
+        response
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("{method} response has no result: {response}"))
+    }
+
+    /// Reads responses until there is one for each of `ids` (in whatever order the server
+    /// answers), skipping server notifications; fails on a response to anything else.
+    pub fn read_responses(&mut self, ids: &[u64]) -> HashMap<u64, Value> {
+        let mut responses = HashMap::with_capacity(ids.len());
+        while responses.len() < ids.len() {
+            let message = self.read_message();
+            let Some(id) = message.get("id").and_then(Value::as_u64) else {
+                assert!(
+                    message.get("method").is_some(),
+                    "a response without a request id: {message}"
+                );
+                continue;
+            };
+            assert!(
+                ids.contains(&id),
+                "a response to a request never sent: {message}"
+            );
+            let earlier = responses.insert(id, message);
+            assert!(earlier.is_none(), "two responses to request {id}");
+        }
+        responses
+    }
+
+    pub fn close_stdin(&mut self) {
+        drop(self.stdin.take());
+    }
+
+    /// Kills the process (SIGKILL on Unix) and reaps it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Whether the process is still running.
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Waits for the process to exit by itself; fails the test after `timeout`.
+    pub fn wait_for_exit(&mut self, timeout: Duration) -> ExitStatus {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("poll the server") {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the server did not exit within {timeout:?}"
+            );
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// What the server has written on stderr so far.
+    pub fn stderr_so_far(&mut self) -> &str {
+        while let Ok(line) = self.stderr.try_recv() {
+            self.stderr_text.push_str(&line);
+        }
+        &self.stderr_text
+    }
+
+    /// Waits until stderr holds a line for which `wanted` is true, and returns that line; fails
+    /// the test after `READ_TIMEOUT`.
+    pub fn wait_for_stderr_line(&mut self, wanted: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + READ_TIMEOUT;
+        loop {
+            if let Some(line) = self.stderr_so_far().lines().find(|line| wanted(line)) {
+                return line.to_owned();
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.stderr.recv_timeout(left) {
+                Ok(line) => self.stderr_text.push_str(&line),
+                Err(_) => panic!(
+                    "no such line on stderr within {READ_TIMEOUT:?}; stderr was:\n{}",
+                    self.stderr_text
+                ),
+            }
+        }
+    }
+
+    /// After exit: the rest of stdout, recorded, and the whole of stderr.
+    pub fn finish(&mut self) -> String {
+        loop {
+            match self.stdout.recv_timeout(READ_TIMEOUT) {
+                Ok(line) => self.stdout_lines.push(line),
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => panic!("stdout stayed open after exit"),
+            }
+        }
+        loop {
+            match self.stderr.recv_timeout(READ_TIMEOUT) {
+                Ok(line) => self.stderr_text.push_str(&line),
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => panic!("stderr stayed open after exit"),
+            }
+        }
+        self.stderr_text.clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Each line of `pipe`, with its newline if `keep_newline`, sent on a channel as it arrives
+/// (bytes that are not UTF-8 are replaced, so a line is never lost).
+fn lines_in_background(pipe: impl Read + Send + 'static, keep_newline: bool) -> Receiver<String> {
+    let (sender, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let mut reader = BufReader::new(pipe);
+        let mut bytes = Vec::new();
+        loop {
+            bytes.clear();
+            match reader.read_until(b'\n', &mut bytes) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            if !keep_newline && bytes.last() == Some(&b'\n') {
+                bytes.pop();
+            }
+            if sender
+                .send(String::from_utf8_lossy(&bytes).into_owned())
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
+    receiver
+}
+
+/// The one text block of a tool result.
+pub fn text_of(result: &Value) -> &str {
+    let content = result["content"].as_array().expect("content is an array");
+    assert_eq!(content.len(), 1, "one content block: {result}");
+    assert_eq!(content[0]["type"], "text", "a text block: {result}");
+    content[0]["text"].as_str().expect("text is a string")
+}
+
+/// What a finished command left behind.
+pub struct Run {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// The whole of stdout as one JSON value: nothing else may be printed there.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
+            panic!(
+                "stdout is not one JSON value ({error}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+}
+
+/// The binary, run in `cwd` with a clean environment for the variables it reads.
+pub fn command(cwd: &Path) -> Command {
+    let mut command = Command::new(BINARY);
+    command
+        .current_dir(cwd)
+        .env_remove("MOVIE_REVIEWS_DATABASE")
+        .env_remove("RUST_LOG");
+    command
+}
+
+/// Runs `command` to its end, failing the test (and killing it) after `RUN_TIMEOUT`.
+pub fn run(mut command: Command) -> Run {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the binary");
+    let stdout = read_in_background(child.stdout.take().expect("piped stdout"));
+    let stderr = read_in_background(child.stderr.take().expect("piped stderr"));
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("poll the binary") {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{command:?} did not finish within {RUN_TIMEOUT:?}");
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    let collect = |receiver: Receiver<String>| {
+        receiver
+            .recv_timeout(RUN_TIMEOUT)
+            .expect("output closes after exit")
+    };
+    Run {
+        status,
+        stdout: collect(stdout),
+        stderr: collect(stderr),
+    }
+}
+
+fn read_in_background(mut pipe: impl Read + Send + 'static) -> Receiver<String> {
+    let (sender, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        let _ = sender.send(String::from_utf8_lossy(&bytes).into_owned());
+    });
+    receiver
+}
