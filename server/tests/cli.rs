@@ -204,12 +204,16 @@ fn call_refuses_arguments_that_are_not_an_object() {
     }
 }
 
-/// `seed` without --database or MOVIE_REVIEWS_DATABASE refuses and says why.
+/// `seed` without --database refuses and says why, even when MOVIE_REVIEWS_DATABASE names one:
+/// it replaces everything, so the database must be named on the command line.
 #[test]
 fn seed_needs_a_database() {
     let dir = TempDir::new("seed-no-db");
+    let named_by_environment = dir.path().join("from-env.db");
     let mut command = command(dir.path());
-    command.args(["seed", "--movies", "5"]);
+    command
+        .args(["seed", "--movies", "5"])
+        .env("MOVIE_REVIEWS_DATABASE", &named_by_environment);
     let run = run(command);
     assert!(!run.status.success(), "exit status {}", run.status);
     assert!(run.stdout.is_empty(), "stdout: {}", run.stdout);
