@@ -80,6 +80,10 @@ impl Store {
         .fetch_one(&mut *transaction)
         .await?;
         if rows > 0 {
+            // Ended here, not on drop: a dropped transaction is rolled back only when its
+            // connection is next used, and until then it would keep the write lock from every
+            // other process.
+            transaction.rollback().await?;
             return Ok(false);
         }
         insert_all(&mut transaction, movies, authors, reviews).await?;
