@@ -43,7 +43,7 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use serde_json::{Map, Value, json};
 use uuid::Uuid;
-use workspace_tests::connect;
+use workspace_tests::{connect, output_schemas};
 
 /// Calls in the quick run.
 const QUICK_CASES: usize = 3_000;
@@ -872,20 +872,7 @@ impl Fuzzer {
             .await
             .unwrap();
         let service = connect(MovieReviews::new(store).unwrap()).await;
-        let output_schemas = service
-            .list_all_tools()
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|tool| {
-                let schema = Value::Object((*tool.output_schema.unwrap()).clone());
-                let validator = jsonschema::draft202012::options()
-                    .should_validate_formats(true)
-                    .build(&schema)
-                    .unwrap();
-                (tool.name.to_string(), validator)
-            })
-            .collect();
+        let output_schemas = output_schemas(&service).await;
         Fuzzer {
             service,
             output_schemas,

@@ -17,7 +17,7 @@ use rmcp::model::{CallToolRequestParams, ErrorCode};
 use rmcp::service::{RunningService, ServiceError};
 use serde_json::{Value, json};
 use uuid::Uuid;
-use workspace_tests::connect;
+use workspace_tests::{connect, output_schemas};
 
 /// A client connected to a server on its own database file.
 struct Client {
@@ -48,20 +48,7 @@ impl Client {
 
     async fn serving(store: Store, folder: tempfile::TempDir) -> Client {
         let service = connect(MovieReviews::new(store).unwrap()).await;
-        let output_schemas = service
-            .list_all_tools()
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|tool| {
-                let schema = Value::Object((*tool.output_schema.unwrap()).clone());
-                let validator = jsonschema::draft202012::options()
-                    .should_validate_formats(true)
-                    .build(&schema)
-                    .unwrap();
-                (tool.name.to_string(), validator)
-            })
-            .collect();
+        let output_schemas = output_schemas(&service).await;
         Client {
             service,
             output_schemas,

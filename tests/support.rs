@@ -1,6 +1,9 @@
 //! Shared support for the workspace tests: connecting a real rmcp client to a server running
 //! in-process over a duplex pipe, as a client application would over stdio.
 
+use std::collections::HashMap;
+
+use jsonschema::Validator;
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServerHandler, ServiceExt};
 
@@ -20,4 +23,23 @@ pub async fn connect<S: ServerHandler>(server: S) -> RunningService<RoleClient, 
     ().serve(client_end)
         .await
         .expect("the client initializes against the in-process server")
+}
+
+/// A validator for each tool's published output schema (draft 2020-12, formats enforced), by
+/// tool name, as the server lists them to `client`.
+pub async fn output_schemas(client: &RunningService<RoleClient, ()>) -> HashMap<String, Validator> {
+    let tools = client.list_all_tools().await.expect("tools/list answers");
+    tools
+        .into_iter()
+        .map(|tool| {
+            let schema = tool
+                .output_schema
+                .expect("every tool publishes an output schema");
+            let validator = jsonschema::draft202012::options()
+                .should_validate_formats(true)
+                .build(&serde_json::Value::Object((*schema).clone()))
+                .expect("the output schema is a valid JSON Schema");
+            (tool.name.to_string(), validator)
+        })
+        .collect()
 }
