@@ -384,7 +384,13 @@
 //!
 //! A tool's own code returns [`ToolError`]: `?` turns any error into an unexpected one,
 //! [`ToolError::not_found`] reports a missing row, and [`ToolError::invalid`] a rule only the
-//! tool can check, in the same form as a declared one.
+//! tool can check, in the same form as a declared one. A rule that needs the state but must
+//! be reported before any `Not Found` (a review's movie can't change, even to an id that names
+//! nothing) goes in [`Run::check`], which runs after the declared rules and before the
+//! existence checks.
+//!
+//! One call runs: parse and validate every argument → [`Run::check`] → every `exists` check, in
+//! argument order → [`Run::run`] → encode the result.
 
 mod error;
 mod parse;
