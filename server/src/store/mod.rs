@@ -73,13 +73,14 @@ impl Store {
         reviews: &[NewReview],
     ) -> Result<bool, StoreError> {
         let mut transaction = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let rows: i64 = sqlx::query_scalar(
-            "SELECT (SELECT COUNT(*) FROM movies) + (SELECT COUNT(*) FROM authors)
-                  + (SELECT COUNT(*) FROM reviews)",
+        // EXISTS, not COUNT: this runs at every start, and a count would read every row.
+        let filled: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM movies) OR EXISTS (SELECT 1 FROM authors)
+                 OR EXISTS (SELECT 1 FROM reviews)",
         )
         .fetch_one(&mut *transaction)
         .await?;
-        if rows > 0 {
+        if filled {
             // Ended here, not on drop: a dropped transaction is rolled back only when its
             // connection is next used, and until then it would keep the write lock from every
             // other process.

@@ -1,0 +1,946 @@
+//! `bench`: how fast the release server answers a mixed workload, end to end over stdio.
+//!
+//! It seeds (or reuses) a database of a given size with the server's `seed` command, starts the
+//! server as a child process on that database, times spawn → initialize answer, discovers ids
+//! through the tools themselves (`movies_search`, `authors_search`, `reviews_list` pages), then
+//! sends `--calls` `tools/call` requests with `--in-flight` pipelined, in a mix of
+//! `movies_get`, `movies_search`/`authors_search` (alternately, with short queries taken from
+//! real titles and names), `reviews_list` (by movie or by author) and `reviews_write` (new
+//! reviews). Every answer is checked (no JSON-RPC error, `isError` false, `structuredContent`
+//! present); the first bad one ends the run with a non-zero exit.
+//!
+//! A second, shorter pass sends the same kind of calls one at a time, and the same calls are
+//! then made in-process on `movie_reviews_mcp::store::Store` (the very store functions each tool
+//! runs, existence checks included), so the table shows what the MCP layer adds per call:
+//! round trip at 1 in flight minus the store calls, at p50.
+//!
+//! It prints calls/s, p50/p90/p99/max latency overall and per tool, the server's peak RSS
+//! (VmHWM), spawn-to-initialize time and seed time. The reviews it wrote are deleted at the
+//! end, so the database keeps its seeded counts and is reused by the next run.
+//!
+//! Run (build the server first: `bench` starts the `movie-reviews-mcp` binary beside it):
+//!
+//! ```sh
+//! cargo build --release -p movie-reviews-mcp
+//! cargo run --release -p movie-reviews-mcp --bin bench -- --size large
+//! cargo run --release -p movie-reviews-mcp --bin bench -- --size small --calls 5000 \
+//!     --in-flight 1 --mix get=4,search=3,list=2,write=1
+//! ```
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use clap::{Parser, ValueEnum};
+use movie_reviews_mcp::store::{self, NewReview, ReviewFilter, Store};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+type Error = Box<dyn std::error::Error + Send + Sync>;
+
+/// Benchmarks the movie-reviews MCP server over stdio, and its store in-process.
+#[derive(Debug, Parser)]
+#[command(name = "bench")]
+struct Args {
+    /// The data set: small (100 movies / 50 authors / 1,000 reviews), large (10,000 / 5,000 /
+    /// 200,000) or huge (1,000,000 / 200,000 / 5,000,000).
+    #[arg(long, value_enum, default_value_t = SizeName::Small)]
+    size: SizeName,
+    /// How many tools/call requests to send.
+    #[arg(long, default_value_t = 20_000)]
+    calls: usize,
+    /// How many requests to keep in flight.
+    #[arg(long, default_value_t = 16)]
+    in_flight: usize,
+    /// Relative weights of the kinds of call.
+    #[arg(long, default_value = "get=4,search=3,list=2,write=1")]
+    mix: String,
+    /// The database. [default: movie-reviews-bench-SIZE.db in the temp dir, reused if it holds
+    /// the right counts, else seeded]
+    #[arg(long, value_name = "PATH")]
+    database: Option<PathBuf>,
+    /// The server binary. [default: movie-reviews-mcp next to this binary]
+    #[arg(long, value_name = "PATH")]
+    server: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum SizeName {
+    Small,
+    Large,
+    Huge,
+}
+
+impl SizeName {
+    fn counts(self) -> (u64, u64, u64) {
+        match self {
+            SizeName::Small => (100, 50, 1_000),
+            SizeName::Large => (10_000, 5_000, 200_000),
+            SizeName::Huge => (1_000_000, 200_000, 5_000_000),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            SizeName::Small => "small",
+            SizeName::Large => "large",
+            SizeName::Huge => "huge",
+        }
+    }
+}
+
+/// The tools the mix calls, in table order.
+const TOOLS: [&str; 5] = [
+    "movies_get",
+    "movies_search",
+    "authors_search",
+    "reviews_list",
+    "reviews_write",
+];
+
+/// One call of the workload.
+#[derive(Debug, Clone)]
+enum Call {
+    Get(Uuid),
+    SearchMovies(String),
+    SearchAuthors(String),
+    ListByMovie(Uuid),
+    ListByAuthor(Uuid),
+    Write {
+        movie: Uuid,
+        author: Uuid,
+        stars: u8,
+    },
+}
+
+impl Call {
+    /// Index into [`TOOLS`].
+    fn tool(&self) -> usize {
+        match self {
+            Call::Get(_) => 0,
+            Call::SearchMovies(_) => 1,
+            Call::SearchAuthors(_) => 2,
+            Call::ListByMovie(_) | Call::ListByAuthor(_) => 3,
+            Call::Write { .. } => 4,
+        }
+    }
+
+    fn arguments(&self) -> Value {
+        match self {
+            Call::Get(id) => json!({ "movieId": id }),
+            Call::SearchMovies(query) | Call::SearchAuthors(query) => json!({ "query": query }),
+            Call::ListByMovie(id) => json!({ "movieId": id }),
+            Call::ListByAuthor(id) => json!({ "authorId": id }),
+            Call::Write {
+                movie,
+                author,
+                stars,
+            } => json!({ "movieId": movie, "authorId": author, "stars": stars }),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("bench: FAILED: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> Result<(), Error> {
+    let mix = parse_mix(&args.mix)?;
+    if args.calls == 0 || args.in_flight == 0 {
+        return Err("--calls and --in-flight must be at least 1".into());
+    }
+    let server = match args.server {
+        Some(path) => path,
+        None => std::env::current_exe()?
+            .parent()
+            .ok_or("the bench binary has no folder")?
+            .join("movie-reviews-mcp"),
+    };
+    if !server.is_file() {
+        return Err(format!(
+            "no server binary at {}: build it with `cargo build --release -p movie-reviews-mcp` \
+             or pass --server PATH",
+            server.display()
+        )
+        .into());
+    }
+    let database = args.database.unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("movie-reviews-bench-{}.db", args.size.name()))
+    });
+    let counts = args.size.counts();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+
+    // Seed, unless the file already holds exactly this size.
+    let seed_time = if runtime.block_on(has_counts(&database, counts)) {
+        eprintln!("bench: reusing {} ({:?})", database.display(), counts);
+        None
+    } else {
+        eprintln!(
+            "bench: seeding {} with {} movies, {} authors, {} reviews…",
+            database.display(),
+            counts.0,
+            counts.1,
+            counts.2
+        );
+        let started = Instant::now();
+        let status = Command::new(&server)
+            .arg("seed")
+            .arg("--database")
+            .arg(&database)
+            .args(["--movies", &counts.0.to_string()])
+            .args(["--authors", &counts.1.to_string()])
+            .args(["--reviews", &counts.2.to_string()])
+            .status()?;
+        if !status.success() {
+            return Err(format!("`{} seed` failed: {status}", server.display()).into());
+        }
+        Some(started.elapsed())
+    };
+
+    // Start the server and initialize.
+    let spawned = Instant::now();
+    let mut child = Command::new(&server)
+        .arg("--database")
+        .arg(&database)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let pid = child.id();
+    let log = drain_stderr(&mut child);
+    let mut connection = Connection {
+        stdin: child.stdin.take().ok_or("no stdin")?,
+        stdout: BufReader::new(child.stdout.take().ok_or("no stdout")?),
+        next_id: 1,
+    };
+    let outcome = (|| -> Result<_, Error> {
+        let initialize = connection.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": { "name": "bench", "version": "0" }
+            }),
+        )?;
+        let spawn_to_initialize = spawned.elapsed();
+        if initialize.get("result").is_none() {
+            return Err(format!("initialize failed: {initialize}").into());
+        }
+        connection.notify("notifications/initialized")?;
+
+        let ids = discover(&mut connection)?;
+        eprintln!(
+            "bench: discovered {} movies, {} authors, {} reviews through the tools",
+            ids.movies.len(),
+            ids.authors.len(),
+            ids.reviews
+        );
+        let calls = workload(&ids, &mix, args.calls, 0x5eed);
+        eprintln!(
+            "bench: {} calls, {} in flight…",
+            calls.len(),
+            args.in_flight
+        );
+        let (connection, main_run) = pipelined(connection, &calls, args.in_flight)?;
+        let serial_calls = workload(&ids, &mix, args.calls.clamp(1, 2_000), 0xfeed);
+        eprintln!("bench: {} calls, 1 in flight…", serial_calls.len());
+        let (connection, serial_run) = pipelined(connection, &serial_calls, 1)?;
+        let peak_rss = vm_hwm(pid);
+        Ok((
+            connection,
+            spawn_to_initialize,
+            calls,
+            main_run,
+            serial_run,
+            serial_calls,
+            peak_rss,
+        ))
+    })();
+    let (connection, spawn_to_initialize, calls, main_run, serial_run, serial_calls, peak_rss) =
+        match outcome {
+            Ok(outcome) => outcome,
+            Err(error) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let log = log.lock().map(|lines| lines.join("\n")).unwrap_or_default();
+                return Err(format!("{error}\nserver stderr (last lines):\n{log}").into());
+            }
+        };
+    drop(connection);
+    let status = child.wait()?;
+    if !status.success() {
+        return Err(format!("the server exited with {status} after stdin closed").into());
+    }
+
+    // The same calls on the store alone, one at a time, then clean up every review written.
+    eprintln!("bench: {} store calls in-process…", serial_calls.len());
+    let (store_run, store_written) = runtime.block_on(store_calls(&database, &serial_calls))?;
+    let mut written = main_run.written.clone();
+    written.extend(&serial_run.written);
+    written.extend(store_written);
+    runtime.block_on(delete_reviews(&database, &written))?;
+
+    print_table(&Report {
+        size: args.size,
+        counts,
+        database: &database,
+        in_flight: args.in_flight,
+        calls: calls.len(),
+        seed_time,
+        spawn_to_initialize,
+        peak_rss,
+        main_run: &main_run,
+        serial_run: &serial_run,
+        store_run: &store_run,
+    });
+    Ok(())
+}
+
+/// Whether the database at `path` exists and holds exactly these counts.
+async fn has_counts(path: &Path, (movies, authors, reviews): (u64, u64, u64)) -> bool {
+    if !path.is_file() {
+        return false;
+    }
+    let Ok(store) = Store::open(path).await else {
+        return false;
+    };
+    let found = async {
+        Ok::<_, store::StoreError>((
+            store.search_movies(None, 0, 1).await?.total,
+            store.search_authors(None, 0, 1).await?.total,
+            store
+                .list_reviews(ReviewFilter::default(), 0, 1)
+                .await?
+                .total,
+        ))
+    }
+    .await;
+    store.close().await;
+    matches!(found, Ok(found) if found == (movies, authors, reviews))
+}
+
+/// Keeps the last lines the server logs, reading stderr so it never blocks on a full pipe.
+fn drain_stderr(child: &mut Child) -> Arc<Mutex<Vec<String>>> {
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    if let Some(stderr) = child.stderr.take() {
+        let kept = Arc::clone(&lines);
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Ok(mut kept) = kept.lock() {
+                    if kept.len() == 40 {
+                        kept.remove(0);
+                    }
+                    kept.push(line);
+                }
+            }
+        });
+    }
+    lines
+}
+
+/// The child's pipes, for one request at a time.
+struct Connection {
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Connection {
+    fn send(&mut self, message: &Value) -> Result<(), Error> {
+        let mut line = serde_json::to_vec(message)?;
+        line.push(b'\n');
+        self.stdin.write_all(&line)?;
+        Ok(())
+    }
+
+    fn notify(&mut self, method: &str) -> Result<(), Error> {
+        self.send(&json!({ "jsonrpc": "2.0", "method": method }))
+    }
+
+    /// Sends a request and waits for the answer with its id.
+    fn request(&mut self, method: &str, params: Value) -> Result<Value, Error> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))?;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if self.stdout.read_line(&mut line)? == 0 {
+                return Err(format!("the server closed stdout before answering {method}").into());
+            }
+            let message: Value = serde_json::from_str(&line)?;
+            if message.get("id").and_then(Value::as_u64) == Some(id) {
+                return Ok(message);
+            }
+        }
+    }
+
+    /// Calls a tool and returns its checked `structuredContent`.
+    fn call(&mut self, tool: &str, arguments: Value) -> Result<Value, Error> {
+        let answer = self.request(
+            "tools/call",
+            json!({ "name": tool, "arguments": arguments.clone() }),
+        )?;
+        checked(&answer)
+            .cloned()
+            .map_err(|error| format!("{tool} {arguments}: {error}").into())
+    }
+}
+
+/// The `structuredContent` of a good `tools/call` answer, or what is wrong with it.
+fn checked(answer: &Value) -> Result<&Value, String> {
+    if let Some(error) = answer.get("error") {
+        return Err(format!("JSON-RPC error {error}"));
+    }
+    let Some(result) = answer.get("result") else {
+        return Err(format!("no result in {answer}"));
+    };
+    if result.get("isError").and_then(Value::as_bool) == Some(true) {
+        return Err(format!("tool error {result}"));
+    }
+    match result.get("structuredContent") {
+        Some(content) if content.is_object() => Ok(content),
+        _ => Err(format!("no structuredContent in {result}")),
+    }
+}
+
+/// What the tools showed: ids, titles and names to query.
+struct Ids {
+    movies: Vec<Uuid>,
+    titles: Vec<String>,
+    authors: Vec<Uuid>,
+    names: Vec<String>,
+    reviews: usize,
+}
+
+/// Pages spread evenly over every movie and author (up to 40 pages of 50 each), and a few pages
+/// of reviews.
+fn discover(connection: &mut Connection) -> Result<Ids, Error> {
+    const PAGES: u64 = 40;
+    const LIMIT: u64 = 50;
+    let mut ids = Ids {
+        movies: Vec::new(),
+        titles: Vec::new(),
+        authors: Vec::new(),
+        names: Vec::new(),
+        reviews: 0,
+    };
+    for tool in ["movies_search", "authors_search"] {
+        let first = connection.call(tool, json!({ "limit": LIMIT }))?;
+        let total = first["totalCount"].as_u64().ok_or("no totalCount")?;
+        let mut pages = vec![first];
+        let offsets: Vec<u64> = (1..PAGES)
+            .map(|page| page * total / PAGES)
+            .filter(|&offset| offset >= LIMIT)
+            .collect();
+        let mut last = 0;
+        for offset in offsets {
+            if offset < last + LIMIT {
+                continue;
+            }
+            last = offset;
+            pages.push(connection.call(tool, json!({ "limit": LIMIT, "offset": offset }))?);
+        }
+        for page in pages {
+            for item in page["items"].as_array().ok_or("no items")? {
+                let id = Uuid::parse_str(item["id"].as_str().ok_or("no id")?)?;
+                if tool == "movies_search" {
+                    ids.movies.push(id);
+                    ids.titles
+                        .push(item["title"].as_str().unwrap_or_default().to_owned());
+                } else {
+                    ids.authors.push(id);
+                    ids.names
+                        .push(item["name"].as_str().unwrap_or_default().to_owned());
+                }
+            }
+        }
+    }
+    for offset in [0, LIMIT, 2 * LIMIT] {
+        let page = connection.call("reviews_list", json!({ "limit": LIMIT, "offset": offset }))?;
+        ids.reviews += page["items"].as_array().map_or(0, Vec::len);
+    }
+    if ids.movies.is_empty() || ids.authors.is_empty() {
+        return Err("the database has no movies or no authors".into());
+    }
+    Ok(ids)
+}
+
+/// Weights of get, search, list, write.
+fn parse_mix(text: &str) -> Result<[u32; 4], Error> {
+    let mut weights = [0; 4];
+    for part in text
+        .split(',')
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+    {
+        let (name, weight) = part
+            .split_once('=')
+            .ok_or_else(|| format!("--mix: `{part}` is not NAME=WEIGHT"))?;
+        let slot = match name.trim() {
+            "get" => 0,
+            "search" => 1,
+            "list" => 2,
+            "write" => 3,
+            other => {
+                return Err(format!("--mix: unknown `{other}` (get, search, list, write)").into());
+            }
+        };
+        weights[slot] = weight
+            .trim()
+            .parse()
+            .map_err(|_| format!("--mix: `{weight}` is not a whole number"))?;
+    }
+    if weights.iter().all(|&weight| weight == 0) {
+        return Err("--mix: every weight is 0".into());
+    }
+    Ok(weights)
+}
+
+/// A small deterministic generator (SplitMix64): the same workload on every run.
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, bound: usize) -> usize {
+        (self.next() % bound as u64) as usize
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// A short query from a real title or name: a word of it, at most 5 characters.
+fn short_query(random: &mut Random, texts: &[String]) -> String {
+    let text = random.pick(texts);
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .filter(|word| word.chars().count() >= 3)
+        .collect();
+    let word = if words.is_empty() {
+        text.as_str()
+    } else {
+        random.pick(&words)
+    };
+    word.chars().take(5).collect()
+}
+
+fn workload(ids: &Ids, mix: &[u32; 4], count: usize, seed: u64) -> Vec<Call> {
+    let mut random = Random(seed);
+    let total: u32 = mix.iter().sum();
+    let (mut searches, mut lists) = (0usize, 0usize);
+    (0..count)
+        .map(|_| {
+            let mut roll = (random.next() % u64::from(total)) as u32;
+            let kind = mix
+                .iter()
+                .position(|&weight| {
+                    if roll < weight {
+                        true
+                    } else {
+                        roll -= weight;
+                        false
+                    }
+                })
+                .unwrap_or(0);
+            match kind {
+                0 => Call::Get(*random.pick(&ids.movies)),
+                1 => {
+                    searches += 1;
+                    if searches % 2 == 1 {
+                        Call::SearchMovies(short_query(&mut random, &ids.titles))
+                    } else {
+                        Call::SearchAuthors(short_query(&mut random, &ids.names))
+                    }
+                }
+                2 => {
+                    lists += 1;
+                    if lists % 2 == 1 {
+                        Call::ListByMovie(*random.pick(&ids.movies))
+                    } else {
+                        Call::ListByAuthor(*random.pick(&ids.authors))
+                    }
+                }
+                _ => Call::Write {
+                    movie: *random.pick(&ids.movies),
+                    author: *random.pick(&ids.authors),
+                    stars: (1 + random.below(5)) as u8,
+                },
+            }
+        })
+        .collect()
+}
+
+/// Latencies of one pass, per tool, and the reviews it created.
+struct RunResult {
+    elapsed: Duration,
+    latencies: Vec<Vec<Duration>>,
+    written: Vec<Uuid>,
+}
+
+/// Sends `calls` keeping `in_flight` unanswered: a writer thread sends a request whenever an
+/// answer frees a slot, a reader thread matches answers to requests by id and checks them.
+fn pipelined(
+    connection: Connection,
+    calls: &[Call],
+    in_flight: usize,
+) -> Result<(Connection, RunResult), Error> {
+    let Connection {
+        mut stdin,
+        stdout,
+        next_id,
+    } = connection;
+    let first_id = next_id;
+    let lines: Vec<Vec<u8>> = calls
+        .iter()
+        .enumerate()
+        .map(|(index, call)| {
+            let request = json!({
+                "jsonrpc": "2.0",
+                "id": first_id + index as u64,
+                "method": "tools/call",
+                "params": { "name": TOOLS[call.tool()], "arguments": call.arguments() },
+            });
+            let mut line = serde_json::to_vec(&request).expect("a request serializes");
+            line.push(b'\n');
+            line
+        })
+        .collect();
+    let tools: Vec<usize> = calls.iter().map(Call::tool).collect();
+    let sent_at: Arc<Vec<AtomicU64>> =
+        Arc::new((0..calls.len()).map(|_| AtomicU64::new(0)).collect());
+    let base = Instant::now();
+    let (free, slots) = mpsc::channel::<()>();
+
+    let writer = {
+        let sent_at = Arc::clone(&sent_at);
+        thread::spawn(move || -> Result<ChildStdin, String> {
+            for (index, line) in lines.iter().enumerate() {
+                if index >= in_flight && slots.recv().is_err() {
+                    return Err("stopped: the reader gave up".to_owned());
+                }
+                sent_at[index].store(base.elapsed().as_nanos() as u64, Ordering::Release);
+                stdin
+                    .write_all(line)
+                    .map_err(|error| format!("writing to the server: {error}"))?;
+            }
+            Ok(stdin)
+        })
+    };
+    let count = calls.len();
+    let reader = thread::spawn(move || -> Result<_, String> {
+        let mut stdout = stdout;
+        let mut latencies = vec![Vec::new(); TOOLS.len()];
+        let mut written = Vec::new();
+        let mut answered = vec![false; count];
+        let mut line = String::new();
+        let mut received = 0;
+        while received < count {
+            line.clear();
+            match stdout.read_line(&mut line) {
+                Ok(0) => {
+                    return Err(format!(
+                        "the server closed stdout after {received} of {count} answers"
+                    ));
+                }
+                Ok(_) => {}
+                Err(error) => return Err(format!("reading from the server: {error}")),
+            }
+            let now = base.elapsed().as_nanos() as u64;
+            let answer: Value = serde_json::from_str(&line)
+                .map_err(|error| format!("an answer is not JSON ({error}): {line}"))?;
+            let Some(id) = answer.get("id").and_then(Value::as_u64) else {
+                continue; // A notification.
+            };
+            let index = id
+                .checked_sub(first_id)
+                .map(|index| index as usize)
+                .filter(|&index| index < count && !answered[index])
+                .ok_or_else(|| format!("an answer with an unexpected id: {line}"))?;
+            answered[index] = true;
+            let tool = tools[index];
+            let content = checked(&answer)
+                .map_err(|error| format!("call {id} ({}) failed: {error}", TOOLS[tool]))?;
+            if tool == 4 {
+                let review = content["id"]
+                    .as_str()
+                    .and_then(|id| Uuid::parse_str(id).ok())
+                    .ok_or_else(|| format!("reviews_write answered without an id: {line}"))?;
+                written.push(review);
+            }
+            let sent = sent_at[index].load(Ordering::Acquire);
+            latencies[tool].push(Duration::from_nanos(now.saturating_sub(sent)));
+            received += 1;
+            let _ = free.send(());
+        }
+        Ok((stdout, latencies, written))
+    });
+    let read = reader.join().map_err(|_| "the reader thread panicked")?;
+    let elapsed = base.elapsed();
+    // On a failed read the writer sees the channel close and stops.
+    let wrote = writer.join().map_err(|_| "the writer thread panicked")?;
+    let (stdout, latencies, written) = read?;
+    let stdin = wrote?;
+    Ok((
+        Connection {
+            stdin,
+            stdout,
+            next_id: first_id + count as u64,
+        },
+        RunResult {
+            elapsed,
+            latencies,
+            written,
+        },
+    ))
+}
+
+/// Runs on the store the same store functions each call's tool runs, one call at a time.
+async fn store_calls(path: &Path, calls: &[Call]) -> Result<(RunResult, Vec<Uuid>), Error> {
+    let store = Store::open(path).await?;
+    let mut latencies = vec![Vec::new(); TOOLS.len()];
+    let mut written = Vec::new();
+    let started = Instant::now();
+    for call in calls {
+        let start = Instant::now();
+        let ok = match call {
+            Call::Get(id) => {
+                store.movie_exists(*id).await? && store.movie(*id).await?.is_some() && {
+                    store.reviews_of_movies(&[*id]).await?;
+                    true
+                }
+            }
+            Call::SearchMovies(query) => {
+                let term = store::fold(query.trim());
+                store.search_movies(Some(&term), 0, 10).await?;
+                true
+            }
+            Call::SearchAuthors(query) => {
+                let term = store::fold(query.trim());
+                store.search_authors(Some(&term), 0, 10).await?;
+                true
+            }
+            Call::ListByMovie(id) => {
+                let filter = ReviewFilter {
+                    movie_id: Some(*id),
+                    author_id: None,
+                };
+                store.movie_exists(*id).await? && {
+                    store.list_reviews(filter, 0, 10).await?;
+                    true
+                }
+            }
+            Call::ListByAuthor(id) => {
+                let filter = ReviewFilter {
+                    movie_id: None,
+                    author_id: Some(*id),
+                };
+                store.author_exists(*id).await? && {
+                    store.list_reviews(filter, 0, 10).await?;
+                    true
+                }
+            }
+            Call::Write {
+                movie,
+                author,
+                stars,
+            } => {
+                let review = NewReview {
+                    id: Uuid::new_v4(),
+                    movie_id: *movie,
+                    author_id: *author,
+                    stars: i64::from(*stars),
+                };
+                let ok = store.movie_exists(*movie).await?
+                    && store.author_exists(*author).await?
+                    && store.create_review(&review).await?.is_some();
+                written.push(review.id);
+                ok
+            }
+        };
+        latencies[call.tool()].push(start.elapsed());
+        if !ok {
+            store.close().await;
+            return Err(format!("store call {call:?} found nothing").into());
+        }
+    }
+    let elapsed = started.elapsed();
+    store.close().await;
+    Ok((
+        RunResult {
+            elapsed,
+            latencies,
+            written: Vec::new(),
+        },
+        written,
+    ))
+}
+
+/// Deletes the reviews the benchmark wrote, so the database keeps its seeded counts.
+async fn delete_reviews(path: &Path, ids: &[Uuid]) -> Result<(), Error> {
+    let store = Store::open(path).await?;
+    for id in ids {
+        store.delete_review(*id).await?;
+    }
+    store.close().await;
+    Ok(())
+}
+
+/// The server's peak resident set (VmHWM), in KiB.
+fn vm_hwm(pid: u32) -> Option<u64> {
+    let mut status = String::new();
+    std::fs::File::open(format!("/proc/{pid}/status"))
+        .ok()?
+        .read_to_string(&mut status)
+        .ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+struct Report<'a> {
+    size: SizeName,
+    counts: (u64, u64, u64),
+    database: &'a Path,
+    in_flight: usize,
+    calls: usize,
+    seed_time: Option<Duration>,
+    spawn_to_initialize: Duration,
+    peak_rss: Option<u64>,
+    main_run: &'a RunResult,
+    serial_run: &'a RunResult,
+    store_run: &'a RunResult,
+}
+
+/// The value at quantile `q` of sorted latencies.
+fn quantile(sorted: &[Duration], q: f64) -> Option<Duration> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    Some(sorted[rank - 1])
+}
+
+fn sorted(latencies: &[Duration]) -> Vec<Duration> {
+    let mut sorted = latencies.to_vec();
+    sorted.sort_unstable();
+    sorted
+}
+
+fn micros(duration: Option<Duration>) -> String {
+    match duration {
+        None => "-".to_owned(),
+        Some(duration) => format!("{:.0}", duration.as_secs_f64() * 1e6),
+    }
+}
+
+fn print_table(report: &Report) {
+    let (movies, authors, reviews) = report.counts;
+    println!();
+    println!(
+        "movie-reviews-mcp bench: {} set ({movies} movies, {authors} authors, {reviews} reviews), \
+         {}",
+        report.size.name(),
+        report.database.display()
+    );
+    let per_second = report.calls as f64 / report.main_run.elapsed.as_secs_f64();
+    let serial_per_second = report
+        .serial_run
+        .latencies
+        .iter()
+        .map(Vec::len)
+        .sum::<usize>() as f64
+        / report.serial_run.elapsed.as_secs_f64();
+    println!(
+        "{} calls with {} in flight: {:.0} calls/s ({:.2} s); 1 in flight: {:.0} calls/s",
+        report.calls,
+        report.in_flight,
+        per_second,
+        report.main_run.elapsed.as_secs_f64(),
+        serial_per_second
+    );
+    println!(
+        "seed: {}; spawn to initialize: {:.1} ms; server peak RSS (VmHWM): {}",
+        report
+            .seed_time
+            .map_or("reused existing database".to_owned(), |time| format!(
+                "{:.2} s",
+                time.as_secs_f64()
+            )),
+        report.spawn_to_initialize.as_secs_f64() * 1e3,
+        report.peak_rss.map_or("unknown".to_owned(), |kib| format!(
+            "{:.1} MB",
+            kib as f64 / 1024.0
+        )),
+    );
+    println!();
+    println!(
+        "latency in µs  | {:>6} | {:>6} {:>6} {:>6} {:>7} | {:>6} | {:>6} | {:>6}",
+        "calls", "p50", "p90", "p99", "max", "p50@1", "store", "MCP"
+    );
+    println!("{}", "-".repeat(85));
+    let row = |name: &str, main: Vec<Duration>, serial: Vec<Duration>, store: Vec<Duration>| {
+        let serial_p50 = quantile(&serial, 0.5);
+        let store_p50 = quantile(&store, 0.5);
+        let layer = match (serial_p50, store_p50) {
+            (Some(serial), Some(store)) => {
+                format!("{:.0}", (serial.as_secs_f64() - store.as_secs_f64()) * 1e6)
+            }
+            _ => "-".to_owned(),
+        };
+        println!(
+            "{name:<14} | {:>6} | {:>6} {:>6} {:>6} {:>7} | {:>6} | {:>6} | {:>6}",
+            main.len(),
+            micros(quantile(&main, 0.5)),
+            micros(quantile(&main, 0.9)),
+            micros(quantile(&main, 0.99)),
+            micros(main.last().copied()),
+            micros(serial_p50),
+            micros(store_p50),
+            layer,
+        );
+    };
+    let all = |run: &RunResult| sorted(&run.latencies.concat());
+    row(
+        "all",
+        all(report.main_run),
+        all(report.serial_run),
+        all(report.store_run),
+    );
+    for (tool, name) in TOOLS.iter().enumerate() {
+        row(
+            name,
+            sorted(&report.main_run.latencies[tool]),
+            sorted(&report.serial_run.latencies[tool]),
+            sorted(&report.store_run.latencies[tool]),
+        );
+    }
+    println!();
+    println!(
+        "p50..max: {} in flight, send to answer. p50@1: one in flight. store: the same store \
+         calls in-process, one at a time.\nMCP = p50@1 − store: what stdio, JSON and the MCP \
+         layer add per call.",
+        report.in_flight
+    );
+}
