@@ -247,9 +247,9 @@ pub fn generate(size: Size, seed: u64) -> DataSet {
             None if index.is_multiple_of(10) => movies[rng.below(index)].title.clone(),
             None => format!(
                 "{} {} {}",
-                rng.pick(ADJECTIVES),
-                rng.pick(DESCRIPTORS),
-                rng.pick(NOUNS)
+                *rng.pick(ADJECTIVES),
+                *rng.pick(DESCRIPTORS),
+                *rng.pick(NOUNS)
             ),
         };
         movies.push(NewMovie {
@@ -263,7 +263,7 @@ pub fn generate(size: Size, seed: u64) -> DataSet {
             let (first, last) = SPECIAL_AUTHORS
                 .get(index)
                 .copied()
-                .unwrap_or_else(|| (rng.pick(FIRST_NAMES), rng.pick(LAST_NAMES)));
+                .unwrap_or_else(|| (*rng.pick(FIRST_NAMES), *rng.pick(LAST_NAMES)));
             NewAuthor {
                 id: rng.uuid(),
                 first_name: first.to_owned(),
@@ -336,11 +336,12 @@ fn generate_reviews(
 }
 
 /// SplitMix64 (Steele, Lea and Flood, 2014): a tiny, fixed pseudo-random generator, so a seed
-/// gives the same sequence everywhere and forever.
-struct SplitMix64(u64);
+/// gives the same sequence everywhere and forever. The benchmark draws its workload from it too.
+pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
-    fn next(&mut self) -> u64 {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -348,20 +349,21 @@ impl SplitMix64 {
         z ^ (z >> 31)
     }
 
-    /// A number in `0..bound` (`bound` > 0); the modulo bias is irrelevant for demo data.
-    fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound as u64) as usize
+    /// A number in `0..bound` (`bound` > 0); the modulo bias is irrelevant here.
+    pub fn below(&mut self, bound: usize) -> usize {
+        (self.next_u64() % bound as u64) as usize
     }
 
-    fn pick<'a>(&mut self, words: &[&'a str]) -> &'a str {
-        words[self.below(words.len())]
+    /// One of `items` (not empty).
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
     }
 
     /// A version-4 UUID from the generator's bits.
     fn uuid(&mut self) -> Uuid {
         let mut bytes = [0u8; 16];
-        bytes[..8].copy_from_slice(&self.next().to_le_bytes());
-        bytes[8..].copy_from_slice(&self.next().to_le_bytes());
+        bytes[..8].copy_from_slice(&self.next_u64().to_le_bytes());
+        bytes[8..].copy_from_slice(&self.next_u64().to_le_bytes());
         uuid::Builder::from_random_bytes(bytes).into_uuid()
     }
 }
@@ -379,7 +381,7 @@ mod tests {
     #[test]
     fn the_generator_is_fixed_across_machines_and_releases() {
         // SplitMix64's published first output for seed 0.
-        assert_eq!(SplitMix64(0).next(), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(SplitMix64(0).next_u64(), 0xe220_a839_7b1d_cdaf);
         let data = generate(Size::DEMO, DEMO_SEED);
         assert_eq!(data.movies[0].title, "Émpowered global infrastructure");
         assert_eq!(

@@ -27,6 +27,7 @@
 //!     --in-flight 1 --mix get=4,search=3,list=2,write=1
 //! ```
 
+use movie_reviews_mcp::demo::SplitMix64;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
@@ -509,29 +510,8 @@ fn parse_mix(text: &str) -> Result<[u32; 4], Error> {
     Ok(weights)
 }
 
-/// A small deterministic generator (SplitMix64): the same workload on every run.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
-
 /// A short query from a real title or name: a word of it, at most 5 characters.
-fn short_query(random: &mut Random, texts: &[String]) -> String {
+fn short_query(random: &mut SplitMix64, texts: &[String]) -> String {
     let text = random.pick(texts);
     let words: Vec<&str> = text
         .split_whitespace()
@@ -546,12 +526,12 @@ fn short_query(random: &mut Random, texts: &[String]) -> String {
 }
 
 fn workload(ids: &Ids, mix: &[u32; 4], count: usize, seed: u64) -> Vec<Call> {
-    let mut random = Random(seed);
+    let mut random = SplitMix64(seed);
     let total: u32 = mix.iter().sum();
     let (mut searches, mut lists) = (0usize, 0usize);
     (0..count)
         .map(|_| {
-            let mut roll = (random.next() % u64::from(total)) as u32;
+            let mut roll = (random.next_u64() % u64::from(total)) as u32;
             let kind = mix
                 .iter()
                 .position(|&weight| {
