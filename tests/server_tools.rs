@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use jsonschema::Validator;
 use movie_reviews_mcp::MovieReviews;
 use movie_reviews_mcp::demo::{self, Size};
-use movie_reviews_mcp::store::{NewAuthor, NewMovie, NewReview, Store};
+use movie_reviews_mcp::store::{NewAuthor, NewMovie, NewReview, Store, fold};
 use rmcp::RoleClient;
 use rmcp::model::{CallToolRequestParams, ErrorCode};
 use rmcp::service::{RunningService, ServiceError};
@@ -702,6 +702,55 @@ async fn pages_concatenated_equal_the_whole_list_and_never_overlap() {
         unique.dedup();
         assert_eq!(unique.len(), count, "{tool}: no item twice");
         assert!(count > 7, "{tool} {arguments} spans several pages");
+    }
+}
+
+/// Search answers exactly the items whose lowercase text contains the lowercase term, whether
+/// the term is long enough for the trigram index or short enough to scan.
+#[tokio::test]
+async fn search_finds_exactly_what_contains_the_term() {
+    let client = Client::demo().await;
+    for (tool, text_of) in [("movies_search", "title"), ("authors_search", "name")] {
+        let everything = client.all_pages(tool, json!({}), 50).await;
+        let texts: Vec<&str> = everything
+            .iter()
+            .map(|item| item[text_of].as_str().unwrap())
+            .collect();
+        let mut terms: Vec<String> = [
+            "%",
+            "_",
+            "é",
+            "ü",
+            "ÉMPOW",
+            "global infra",
+            "[",
+            "*",
+            "?",
+            "a*b",
+            "zzzz",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        for text in texts.iter().step_by(7) {
+            let chars: Vec<char> = text.chars().collect();
+            for length in 1..=6 {
+                let start = (length * 3) % chars.len().max(1);
+                terms.push(chars.iter().skip(start).take(length).collect());
+            }
+        }
+        for term in terms {
+            let folded = fold(term.trim());
+            let expected: Vec<&Value> = everything
+                .iter()
+                .filter(|item| fold(item[text_of].as_str().unwrap()).contains(&folded))
+                .collect();
+            let found = client.all_pages(tool, json!({ "query": term }), 50).await;
+            assert_eq!(
+                found.iter().collect::<Vec<_>>(),
+                expected,
+                "{tool} {term:?}"
+            );
+        }
     }
 }
 

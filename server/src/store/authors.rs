@@ -3,7 +3,7 @@
 use sqlx::{FromRow, Sqlite, Transaction};
 use uuid::Uuid;
 
-use super::{Rows, Store, StoreError, fold, page_bounds, total};
+use super::{Rows, Store, StoreError, fold, page_bounds, search_condition, total};
 
 /// An author with their review aggregates.
 #[derive(Debug, Clone, PartialEq, FromRow)]
@@ -25,7 +25,8 @@ pub struct NewAuthor {
 
 impl Store {
     /// A page of the authors whose lowercase first name, last name or "first last" contains
-    /// `query` (already lowercase and trimmed; `None` for every author), in last-name order.
+    /// `query` (already lowercase and trimmed; `None` for every author), in last-name order. A
+    /// substring of either name is also one of "first last", so that one column serves all three.
     pub async fn search_authors(
         &self,
         query: Option<&str>,
@@ -33,25 +34,22 @@ impl Store {
         limit: u32,
     ) -> Result<Rows<AuthorRow>, StoreError> {
         let (offset, limit) = page_bounds(offset, limit);
-        // A substring of the first or the last name is also a substring of "first last".
-        let items: Vec<AuthorRow> = sqlx::query_as(
-            "SELECT id, first_name, last_name, review_count, star_total
-             FROM authors
-             WHERE ?1 IS NULL OR instr(full_name_folded, ?1) > 0
-             ORDER BY last_name_folded, last_name, first_name_folded, first_name, id
-             LIMIT ?2 OFFSET ?3",
-        )
-        .bind(query)
-        .bind(limit)
-        .bind(offset)
-        .fetch_all(&self.pool)
-        .await?;
-        let count = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM authors WHERE ?1 IS NULL OR instr(full_name_folded, ?1) > 0",
-        )
-        .bind(query)
-        .fetch_one(&self.pool);
-        let total = total(items.len(), offset, limit, count).await?;
+        let (condition, term) = search_condition(query, "full_name_folded", "authors_search");
+        let sql = format!(
+            "SELECT id, first_name, last_name, review_count, star_total FROM authors {condition}
+             ORDER BY last_name_folded, last_name, first_name_folded, first_name, id LIMIT ? OFFSET ?"
+        );
+        let mut page = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+        if let Some(term) = &term {
+            page = page.bind(term);
+        }
+        let items: Vec<AuthorRow> = page.bind(limit).bind(offset).fetch_all(&self.pool).await?;
+        let sql = format!("SELECT COUNT(*) FROM authors {condition}");
+        let mut count = sqlx::query_scalar(sqlx::AssertSqlSafe(sql));
+        if let Some(term) = &term {
+            count = count.bind(term);
+        }
+        let total = total(items.len(), offset, limit, count.fetch_one(&self.pool)).await?;
         Ok(Rows { items, total })
     }
 

@@ -115,15 +115,24 @@ impl Store {
     }
 }
 
-/// Applies the migrations. Two servers starting on one new file race to migrate it: the loser
-/// fails on what the winner created, and a second pass then finds everything applied.
+/// How many times start-up tries to migrate before giving up.
+const MIGRATION_ATTEMPTS: u32 = 8;
+
+/// Applies the migrations. Servers starting on one new file at once race to migrate it: a
+/// loser fails on what a winner just created (each migration is its own transaction, so
+/// nothing is half done), and its next attempt finds that migration applied and goes on.
 async fn migrate(pool: &SqlitePool) -> Result<(), StoreError> {
     let migrator = sqlx::migrate!("../migrations");
-    match migrator.run(pool).await {
-        Ok(()) => Ok(()),
-        Err(first) => {
-            tracing::debug!(error = %first, "migrating again after a failed attempt");
-            Ok(migrator.run(pool).await?)
+    let mut attempt = 1;
+    loop {
+        match migrator.run(pool).await {
+            Ok(()) => return Ok(()),
+            Err(error) if attempt < MIGRATION_ATTEMPTS => {
+                tracing::debug!(%error, attempt, "migrating again after a failed attempt");
+                tokio::time::sleep(Duration::from_millis(20 * u64::from(attempt))).await;
+                attempt += 1;
+            }
+            Err(error) => return Err(error.into()),
         }
     }
 }
@@ -146,6 +155,43 @@ async fn insert_all(
         }
     }
     Ok(())
+}
+
+/// The `WHERE` clause that finds `query` (lowercase and trimmed; `None` to browse) inside
+/// `column`, and the value it binds. Three characters or more are looked up in the trigram
+/// index `index` (see the migrations); a shorter term, which no trigram index can serve, scans.
+/// Both find exactly the rows whose `column` contains the term.
+fn search_condition(query: Option<&str>, column: &str, index: &str) -> (String, Option<String>) {
+    match query {
+        None => (String::new(), None),
+        Some(term) if term.chars().count() >= 3 => (
+            format!("WHERE rowid IN (SELECT rowid FROM {index} WHERE {column} GLOB ?)"),
+            Some(glob_containing(term)),
+        ),
+        Some(term) => (
+            format!("WHERE instr({column}, ?) > 0"),
+            Some(term.to_owned()),
+        ),
+    }
+}
+
+/// A GLOB pattern matching any text that contains `term` literally: `*`, `?` and `[` are put
+/// in brackets, which GLOB reads as the character itself.
+fn glob_containing(term: &str) -> String {
+    let mut pattern = String::with_capacity(term.len() + 2);
+    pattern.push('*');
+    for c in term.chars() {
+        match c {
+            '*' | '?' | '[' => {
+                pattern.push('[');
+                pattern.push(c);
+                pattern.push(']');
+            }
+            _ => pattern.push(c),
+        }
+    }
+    pattern.push('*');
+    pattern
 }
 
 /// `LIMIT` and `OFFSET` as SQLite integers; tool bounds keep both far below `i64::MAX`.
@@ -183,6 +229,13 @@ pub fn fold(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn glob_patterns_take_the_term_literally() {
+        assert_eq!(glob_containing("abc"), "*abc*");
+        assert_eq!(glob_containing("a*b?c[d]"), "*a[*]b[?]c[[]d]*");
+        assert_eq!(glob_containing("100%_x"), "*100%_x*");
+    }
 
     #[test]
     fn folding_is_the_same_wherever_a_letter_stands() {

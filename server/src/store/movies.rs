@@ -3,7 +3,7 @@
 use sqlx::{FromRow, Sqlite, Transaction};
 use uuid::Uuid;
 
-use super::{Rows, Store, StoreError, fold, page_bounds, total};
+use super::{Rows, Store, StoreError, fold, page_bounds, search_condition, total};
 
 /// A movie with its review aggregates.
 #[derive(Debug, Clone, PartialEq, FromRow)]
@@ -31,24 +31,22 @@ impl Store {
         limit: u32,
     ) -> Result<Rows<MovieRow>, StoreError> {
         let (offset, limit) = page_bounds(offset, limit);
-        let items: Vec<MovieRow> = sqlx::query_as(
-            "SELECT id, title, review_count, star_total
-             FROM movies
-             WHERE ?1 IS NULL OR instr(title_folded, ?1) > 0
-             ORDER BY title_folded, title, id
-             LIMIT ?2 OFFSET ?3",
-        )
-        .bind(query)
-        .bind(limit)
-        .bind(offset)
-        .fetch_all(&self.pool)
-        .await?;
-        let count = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM movies WHERE ?1 IS NULL OR instr(title_folded, ?1) > 0",
-        )
-        .bind(query)
-        .fetch_one(&self.pool);
-        let total = total(items.len(), offset, limit, count).await?;
+        let (condition, term) = search_condition(query, "title_folded", "movies_search");
+        let sql = format!(
+            "SELECT id, title, review_count, star_total FROM movies {condition}
+             ORDER BY title_folded, title, id LIMIT ? OFFSET ?"
+        );
+        let mut page = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+        if let Some(term) = &term {
+            page = page.bind(term);
+        }
+        let items: Vec<MovieRow> = page.bind(limit).bind(offset).fetch_all(&self.pool).await?;
+        let sql = format!("SELECT COUNT(*) FROM movies {condition}");
+        let mut count = sqlx::query_scalar(sqlx::AssertSqlSafe(sql));
+        if let Some(term) = &term {
+            count = count.bind(term);
+        }
+        let total = total(items.len(), offset, limit, count.fetch_one(&self.pool)).await?;
         Ok(Rows { items, total })
     }
 
