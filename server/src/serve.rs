@@ -40,11 +40,6 @@ impl MovieReviews {
         })
     }
 
-    /// Every tool, as `tools/list` returns them.
-    pub fn tools(&self) -> Vec<Tool> {
-        self.tools.list_all()
-    }
-
     /// Serves MCP on stdin and stdout until the client closes stdin or `shutdown` completes
     /// (a signal): calls already read are answered, then the database is closed, which
     /// checkpoints its write-ahead log.

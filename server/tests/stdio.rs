@@ -191,3 +191,33 @@ fn closing_stdin_before_initializing_is_a_clean_exit() {
     assert!(status.success(), "exit {status:?}; stderr: {stderr}");
     assert!(server.stdout_lines.is_empty(), "{:?}", server.stdout_lines);
 }
+
+/// At the default log level, argument values never reach the log: a model's arguments may hold
+/// what a user typed.
+#[test]
+fn argument_values_stay_out_of_the_log() {
+    let dir = TempDir::new("log-privacy");
+    let mut server = Server::spawn(&dir.path().join("private.db"), dir.path());
+    server.initialize();
+    let secret = "needle-7f3a9c2e";
+    let result = server.result(
+        5,
+        "tools/call",
+        json!({"name": "movies_search", "arguments": {"query": secret}}),
+    );
+    assert_eq!(result["isError"], false, "{result}");
+    let refused = server.result(
+        6,
+        "tools/call",
+        json!({"name": "movies_search", "arguments": {"query": secret, "limit": 0}}),
+    );
+    assert_eq!(refused["isError"], true, "{refused}");
+    server.close_stdin();
+    assert!(server.wait_for_exit(EXIT_TIMEOUT).success());
+    let stderr = server.finish();
+    assert!(!stderr.is_empty(), "the server logs at info");
+    assert!(
+        !stderr.contains(secret),
+        "an argument value in the log: {stderr}"
+    );
+}
