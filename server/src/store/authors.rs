@@ -1,6 +1,6 @@
 //! The `authors` table: search in last-name order, existence.
 
-use sqlx::{FromRow, Sqlite, Transaction};
+use sqlx::{Connection as _, FromRow, SqliteConnection};
 use uuid::Uuid;
 
 use super::{Rows, Store, StoreError, fold, page_bounds, search_condition, total};
@@ -34,6 +34,9 @@ impl Store {
         limit: u32,
     ) -> Result<Rows<AuthorRow>, StoreError> {
         let (offset, limit) = page_bounds(offset, limit);
+        let mut connection = self.connection().await?;
+        // One read transaction, so that the page and the total see the same data.
+        let mut read = connection.begin().await?;
         let (condition, term) = search_condition(query, "full_name_folded", "authors_search");
         let sql = format!(
             "SELECT id, first_name, last_name, review_count, star_total FROM authors {condition}
@@ -43,13 +46,14 @@ impl Store {
         if let Some(term) = &term {
             page = page.bind(term);
         }
-        let items: Vec<AuthorRow> = page.bind(limit).bind(offset).fetch_all(&self.pool).await?;
+        let items: Vec<AuthorRow> = page.bind(limit).bind(offset).fetch_all(&mut *read).await?;
         let sql = format!("SELECT COUNT(*) FROM authors {condition}");
         let mut count = sqlx::query_scalar(sqlx::AssertSqlSafe(sql));
         if let Some(term) = &term {
             count = count.bind(term);
         }
-        let total = total(items.len(), offset, limit, count.fetch_one(&self.pool)).await?;
+        let total = total(items.len(), offset, limit, count.fetch_one(&mut *read)).await?;
+        read.commit().await?;
         Ok(Rows { items, total })
     }
 
@@ -57,13 +61,13 @@ impl Store {
     pub async fn author_exists(&self, id: Uuid) -> Result<bool, StoreError> {
         sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM authors WHERE id = ?1)")
             .bind(id)
-            .fetch_one(&self.pool)
+            .fetch_one(&mut *self.connection().await?)
             .await
     }
 }
 
 pub(super) async fn insert(
-    transaction: &mut Transaction<'_, Sqlite>,
+    connection: &mut SqliteConnection,
     author: &NewAuthor,
 ) -> Result<(), StoreError> {
     sqlx::query(
@@ -77,7 +81,7 @@ pub(super) async fn insert(
     .bind(fold(&author.first_name))
     .bind(fold(&author.last_name))
     .bind(fold(&format!("{} {}", author.first_name, author.last_name)))
-    .execute(&mut **transaction)
+    .execute(connection)
     .await?;
     Ok(())
 }

@@ -3,15 +3,19 @@
 //! Nothing here sees JSON or MCP types; callers get plain row structs.
 
 mod authors;
+mod connections;
 mod movies;
 mod reviews;
 
 use std::future::Future;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Sqlite, SqlitePool, Transaction};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
+use sqlx::{Connection as _, SqliteConnection};
+
+use connections::{Connections, Pooled};
 
 pub use authors::{AuthorRow, NewAuthor};
 pub use movies::{MovieRow, NewMovie};
@@ -21,7 +25,7 @@ pub use reviews::{NewReview, ReviewFilter, ReviewRow};
 /// the same file, say) before giving up with "database is locked".
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Connections in the pool: WAL lets readers run beside the one writer.
+/// Connections at most: WAL lets readers run beside the one writer.
 const MAX_CONNECTIONS: u32 = 4;
 
 /// Why a store call failed. Every variant is unexpected from a tool's point of view.
@@ -30,7 +34,7 @@ pub type StoreError = sqlx::Error;
 /// The movie-review database.
 #[derive(Clone)]
 pub struct Store {
-    pool: SqlitePool,
+    connections: Arc<Connections>,
 }
 
 /// One page of rows and the number of rows across every page.
@@ -55,12 +59,17 @@ impl Store {
             .synchronous(SqliteSynchronous::Full)
             .busy_timeout(BUSY_TIMEOUT)
             .foreign_keys(true);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(MAX_CONNECTIONS)
-            .connect_with(options)
-            .await?;
-        migrate(&pool).await?;
-        Ok(Store { pool })
+        let store = Store {
+            connections: Arc::new(Connections::new(options, MAX_CONNECTIONS)),
+        };
+        migrate(&mut *store.connection().await?).await?;
+        Ok(store)
+    }
+
+    /// A connection for one store call. A call takes one and never a second while it holds
+    /// it, so calls cannot wait on each other for connections.
+    async fn connection(&self) -> Result<Pooled<'_>, StoreError> {
+        self.connections.get().await
     }
 
     /// Fills the database with these rows if it holds none yet, and says whether it did. The
@@ -72,7 +81,8 @@ impl Store {
         authors: &[NewAuthor],
         reviews: &[NewReview],
     ) -> Result<bool, StoreError> {
-        let mut transaction = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut connection = self.connection().await?;
+        let mut transaction = connection.begin_with("BEGIN IMMEDIATE").await?;
         // EXISTS, not COUNT: this runs at every start, and a count would read every row.
         let filled: bool = sqlx::query_scalar(
             "SELECT EXISTS (SELECT 1 FROM movies) OR EXISTS (SELECT 1 FROM authors)
@@ -99,7 +109,8 @@ impl Store {
         authors: &[NewAuthor],
         reviews: &[NewReview],
     ) -> Result<(), StoreError> {
-        let mut transaction = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut connection = self.connection().await?;
+        let mut transaction = connection.begin_with("BEGIN IMMEDIATE").await?;
         for table in ["reviews", "movies", "authors"] {
             sqlx::query(sqlx::AssertSqlSafe(format!("DELETE FROM {table}")))
                 .execute(&mut *transaction)
@@ -109,9 +120,10 @@ impl Store {
         transaction.commit().await
     }
 
-    /// Closes every connection, checkpointing the WAL into the database file.
+    /// Waits for the calls in progress, then closes every connection, checkpointing the WAL
+    /// into the database file.
     pub async fn close(&self) {
-        self.pool.close().await;
+        self.connections.close().await;
     }
 }
 
@@ -121,11 +133,11 @@ const MIGRATION_ATTEMPTS: u32 = 8;
 /// Applies the migrations. Servers starting on one new file at once race to migrate it: a
 /// loser fails on what a winner just created (each migration is its own transaction, so
 /// nothing is half done), and its next attempt finds that migration applied and goes on.
-async fn migrate(pool: &SqlitePool) -> Result<(), StoreError> {
+async fn migrate(connection: &mut SqliteConnection) -> Result<(), StoreError> {
     let migrator = sqlx::migrate!("../migrations");
     let mut attempt = 1;
     loop {
-        match migrator.run(pool).await {
+        match migrator.run(&mut *connection).await {
             Ok(()) => return Ok(()),
             Err(error) if attempt < MIGRATION_ATTEMPTS => {
                 tracing::debug!(%error, attempt, "migrating again after a failed attempt");
@@ -138,19 +150,19 @@ async fn migrate(pool: &SqlitePool) -> Result<(), StoreError> {
 }
 
 async fn insert_all(
-    transaction: &mut Transaction<'_, Sqlite>,
+    transaction: &mut SqliteConnection,
     movies: &[NewMovie],
     authors: &[NewAuthor],
     reviews: &[NewReview],
 ) -> Result<(), StoreError> {
     for movie in movies {
-        movies::insert(transaction, movie).await?;
+        movies::insert(&mut *transaction, movie).await?;
     }
     for author in authors {
-        authors::insert(transaction, author).await?;
+        authors::insert(&mut *transaction, author).await?;
     }
     for review in reviews {
-        if !reviews::insert(transaction, review).await? {
+        if !reviews::insert(&mut *transaction, review).await? {
             return Err(StoreError::RowNotFound);
         }
     }

@@ -1,6 +1,6 @@
 //! The `movies` table: search in title order, one movie by id, existence.
 
-use sqlx::{FromRow, Sqlite, Transaction};
+use sqlx::{Connection as _, FromRow, SqliteConnection};
 use uuid::Uuid;
 
 use super::{Rows, Store, StoreError, fold, page_bounds, search_condition, total};
@@ -31,6 +31,9 @@ impl Store {
         limit: u32,
     ) -> Result<Rows<MovieRow>, StoreError> {
         let (offset, limit) = page_bounds(offset, limit);
+        let mut connection = self.connection().await?;
+        // One read transaction, so that the page and the total see the same data.
+        let mut read = connection.begin().await?;
         let (condition, term) = search_condition(query, "title_folded", "movies_search");
         let sql = format!(
             "SELECT id, title, review_count, star_total FROM movies {condition}
@@ -40,13 +43,14 @@ impl Store {
         if let Some(term) = &term {
             page = page.bind(term);
         }
-        let items: Vec<MovieRow> = page.bind(limit).bind(offset).fetch_all(&self.pool).await?;
+        let items: Vec<MovieRow> = page.bind(limit).bind(offset).fetch_all(&mut *read).await?;
         let sql = format!("SELECT COUNT(*) FROM movies {condition}");
         let mut count = sqlx::query_scalar(sqlx::AssertSqlSafe(sql));
         if let Some(term) = &term {
             count = count.bind(term);
         }
-        let total = total(items.len(), offset, limit, count.fetch_one(&self.pool)).await?;
+        let total = total(items.len(), offset, limit, count.fetch_one(&mut *read)).await?;
+        read.commit().await?;
         Ok(Rows { items, total })
     }
 
@@ -54,7 +58,7 @@ impl Store {
     pub async fn movie(&self, id: Uuid) -> Result<Option<MovieRow>, StoreError> {
         sqlx::query_as("SELECT id, title, review_count, star_total FROM movies WHERE id = ?1")
             .bind(id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&mut *self.connection().await?)
             .await
     }
 
@@ -62,20 +66,20 @@ impl Store {
     pub async fn movie_exists(&self, id: Uuid) -> Result<bool, StoreError> {
         sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM movies WHERE id = ?1)")
             .bind(id)
-            .fetch_one(&self.pool)
+            .fetch_one(&mut *self.connection().await?)
             .await
     }
 }
 
 pub(super) async fn insert(
-    transaction: &mut Transaction<'_, Sqlite>,
+    connection: &mut SqliteConnection,
     movie: &NewMovie,
 ) -> Result<(), StoreError> {
     sqlx::query("INSERT INTO movies (id, title, title_folded) VALUES (?1, ?2, ?3)")
         .bind(movie.id)
         .bind(&movie.title)
         .bind(fold(&movie.title))
-        .execute(&mut **transaction)
+        .execute(connection)
         .await?;
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! The `reviews` table: pages in review order (movie title, author last name, first name, id),
 //! the reviews of a set of movies or authors, and writes.
 
-use sqlx::{FromRow, QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::{Connection as _, FromRow, QueryBuilder, Sqlite, SqliteConnection};
 use uuid::Uuid;
 
 use super::{Rows, Store, StoreError, page_bounds, total};
@@ -52,6 +52,9 @@ impl Store {
         limit: u32,
     ) -> Result<Rows<ReviewRow>, StoreError> {
         let (offset, limit) = page_bounds(offset, limit);
+        let mut connection = self.connection().await?;
+        // One read transaction, so that the page and the total see the same data.
+        let mut read = connection.begin().await?;
         // One statement per filter (never `? IS NULL OR …`), so SQLite reads that filter's
         // index in order; the text is fixed, only the values are bound.
         let (condition, ids) = match (filter.movie_id, filter.author_id) {
@@ -69,13 +72,14 @@ impl Store {
         for id in &ids {
             page = page.bind(*id);
         }
-        let items: Vec<ReviewRow> = page.bind(limit).bind(offset).fetch_all(&self.pool).await?;
+        let items: Vec<ReviewRow> = page.bind(limit).bind(offset).fetch_all(&mut *read).await?;
         let sql = format!("SELECT COUNT(*) FROM reviews {condition}");
         let mut count = sqlx::query_scalar(sqlx::AssertSqlSafe(sql));
         for id in &ids {
             count = count.bind(*id);
         }
-        let total = total(items.len(), offset, limit, count.fetch_one(&self.pool)).await?;
+        let total = total(items.len(), offset, limit, count.fetch_one(&mut *read)).await?;
+        read.commit().await?;
         Ok(Rows { items, total })
     }
 
@@ -84,7 +88,7 @@ impl Store {
         let sql = format!("SELECT {REVIEW_COLUMNS} FROM reviews WHERE id = ?1");
         sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&mut *self.connection().await?)
             .await
     }
 
@@ -92,7 +96,7 @@ impl Store {
     pub async fn review_exists(&self, id: Uuid) -> Result<bool, StoreError> {
         sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM reviews WHERE id = ?1)")
             .bind(id)
-            .fetch_one(&self.pool)
+            .fetch_one(&mut *self.connection().await?)
             .await
     }
 
@@ -123,7 +127,10 @@ impl Store {
         }
         query.push(") ");
         query.push(REVIEW_ORDER);
-        query.build_query_as().fetch_all(&self.pool).await
+        query
+            .build_query_as()
+            .fetch_all(&mut *self.connection().await?)
+            .await
     }
 
     /// Saves a new review and returns it as saved, in one statement; `None` when its movie or
@@ -135,7 +142,7 @@ impl Store {
             .bind(review.movie_id)
             .bind(review.author_id)
             .bind(review.stars)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&mut *self.connection().await?)
             .await
     }
 
@@ -149,7 +156,7 @@ impl Store {
         sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(id)
             .bind(stars)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&mut *self.connection().await?)
             .await
     }
 
@@ -157,7 +164,7 @@ impl Store {
     pub async fn delete_review(&self, id: Uuid) -> Result<bool, StoreError> {
         let deleted = sqlx::query("DELETE FROM reviews WHERE id = ?1")
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *self.connection().await?)
             .await?
             .rows_affected();
         Ok(deleted > 0)
