@@ -728,6 +728,14 @@ async fn search_finds_exactly_what_contains_the_term() {
             "?",
             "a*b",
             "zzzz",
+            // FTS5 query syntax, which must be taken literally too.
+            "\"",
+            "al\" OR \"e",
+            "glo\" \"inf",
+            "NEAR(glo inf)",
+            "title: glo",
+            "^glo",
+            "glo\0bal",
         ]
         .map(str::to_owned)
         .to_vec();

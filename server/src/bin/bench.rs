@@ -705,8 +705,8 @@ async fn store_calls(path: &Path, calls: &[Call]) -> Result<(RunResult, Vec<Uuid
         let start = Instant::now();
         let ok = match call {
             Call::Get(id) => {
-                store.movie_exists(*id).await? && store.movie(*id).await?.is_some() && {
-                    store.reviews_of_movies(&[*id]).await?;
+                store.movie_exists(*id).await? && {
+                    store.movie_with_reviews(*id).await?;
                     true
                 }
             }

@@ -1,12 +1,13 @@
 //! The `authors` table: search in last-name order, existence.
 
-use sqlx::{Connection as _, FromRow, SqliteConnection};
+use serde::Deserialize;
+use sqlx::SqliteConnection;
 use uuid::Uuid;
 
-use super::{Rows, Store, StoreError, fold, page_bounds, search_condition, total};
+use super::{Rows, Store, StoreError, fetch_page, fold, page_sql, search_condition};
 
 /// An author with their review aggregates.
-#[derive(Debug, Clone, PartialEq, FromRow)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct AuthorRow {
     pub id: Uuid,
     pub first_name: String,
@@ -23,6 +24,13 @@ pub struct NewAuthor {
     pub last_name: String,
 }
 
+/// An author as a JSON array, in [`AuthorRow`]'s field order.
+const AUTHOR_JSON: &str = "json_array(hex(id), first_name, last_name, review_count, star_total)";
+
+/// Last-name order: last name, then first name (each ignoring case, then exact), then id (the
+/// `authors_by_name` index).
+const AUTHOR_ORDER: &str = "last_name_folded, last_name, first_name_folded, first_name, id";
+
 impl Store {
     /// A page of the authors whose lowercase first name, last name or "first last" contains
     /// `query` (already lowercase and trimmed; `None` for every author), in last-name order. A
@@ -33,28 +41,27 @@ impl Store {
         offset: u32,
         limit: u32,
     ) -> Result<Rows<AuthorRow>, StoreError> {
-        let (offset, limit) = page_bounds(offset, limit);
-        let mut connection = self.connection().await?;
-        // One read transaction, so that the page and the total see the same data.
-        let mut read = connection.begin().await?;
         let (condition, term) = search_condition(query, "full_name_folded", "authors_search");
-        let sql = format!(
-            "SELECT id, first_name, last_name, review_count, star_total FROM authors {condition}
-             ORDER BY last_name_folded, last_name, first_name_folded, first_name, id LIMIT ? OFFSET ?"
+        let count = if term.is_some() {
+            format!("SELECT COUNT(*) FROM authors {condition}")
+        } else {
+            "SELECT authors FROM totals".to_owned()
+        };
+        let sql = page_sql(
+            AUTHOR_JSON,
+            AUTHOR_ORDER,
+            &format!("authors {condition}"),
+            &count,
         );
-        let mut page = sqlx::query_as(sqlx::AssertSqlSafe(sql));
-        if let Some(term) = &term {
-            page = page.bind(term);
-        }
-        let items: Vec<AuthorRow> = page.bind(limit).bind(offset).fetch_all(&mut *read).await?;
-        let sql = format!("SELECT COUNT(*) FROM authors {condition}");
-        let mut count = sqlx::query_scalar(sqlx::AssertSqlSafe(sql));
-        if let Some(term) = &term {
-            count = count.bind(term);
-        }
-        let total = total(items.len(), offset, limit, count.fetch_one(&mut *read)).await?;
-        read.commit().await?;
-        Ok(Rows { items, total })
+        let no_value: Option<String> = None;
+        fetch_page(
+            &mut *self.connection().await?,
+            sql,
+            (term, no_value),
+            offset,
+            limit,
+        )
+        .await
     }
 
     /// Whether an author has this id.

@@ -4,15 +4,20 @@
 //! connection from it and giving it back costs about 30 µs, more than the query itself
 //! (`SELECT 1` takes 7 µs on a held connection, a movie by key 14 µs), and a tool call makes
 //! two or three store calls. A semaphore and a stack of idle connections cost well under a
-//! microsecond. Holding one connection for a whole store call also lets a page and its count
-//! be read in one transaction.
+//! microsecond.
+//!
+//! Writes in this process take turns here before they take a connection. SQLite lets one
+//! connection write at a time, and a connection that finds the write lock taken sleeps in its
+//! busy handler (for a millisecond and more) before trying again; queued here, the next write
+//! starts the moment the last one commits. Other processes on the same file still meet the
+//! busy timeout.
 
 use std::ops::{Deref, DerefMut};
 use std::sync::{Mutex, PoisonError};
 
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{Connection as _, SqliteConnection};
-use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio::sync::{Mutex as AsyncMutex, MutexGuard, Semaphore, SemaphorePermit};
 
 use super::StoreError;
 
@@ -24,6 +29,8 @@ pub(super) struct Connections {
     /// connection or open a new one, so there are never more than `size`.
     permits: Semaphore,
     idle: Mutex<Vec<SqliteConnection>>,
+    /// Held by the one store call that may write.
+    writing: AsyncMutex<()>,
 }
 
 /// A connection for one store call; it goes back to the idle ones when dropped. A call dropped
@@ -33,6 +40,7 @@ pub(super) struct Pooled<'a> {
     connection: Option<SqliteConnection>,
     connections: &'a Connections,
     _permit: SemaphorePermit<'a>,
+    _writing: Option<MutexGuard<'a, ()>>,
 }
 
 impl Connections {
@@ -42,11 +50,25 @@ impl Connections {
             size,
             permits: Semaphore::new(size as usize),
             idle: Mutex::new(Vec::with_capacity(size as usize)),
+            writing: AsyncMutex::new(()),
         }
     }
 
-    /// Waits for a free connection.
+    /// Waits for a free connection, to read with.
     pub(super) async fn get(&self) -> Result<Pooled<'_>, StoreError> {
+        self.take(None).await
+    }
+
+    /// Waits for the other writes in this process to finish, then for a free connection.
+    pub(super) async fn get_for_writing(&self) -> Result<Pooled<'_>, StoreError> {
+        let writing = self.writing.lock().await;
+        self.take(Some(writing)).await
+    }
+
+    async fn take<'a>(
+        &'a self,
+        writing: Option<MutexGuard<'a, ()>>,
+    ) -> Result<Pooled<'a>, StoreError> {
         let permit = self
             .permits
             .acquire()
@@ -61,6 +83,7 @@ impl Connections {
             connection: Some(connection),
             connections: self,
             _permit: permit,
+            _writing: writing,
         })
     }
 

@@ -1,12 +1,16 @@
 //! The `movies` table: search in title order, one movie by id, existence.
 
-use sqlx::{Connection as _, FromRow, SqliteConnection};
+use serde::Deserialize;
+use sqlx::SqliteConnection;
 use uuid::Uuid;
 
-use super::{Rows, Store, StoreError, fold, page_bounds, search_condition, total};
+use super::reviews::{REVIEW_JSON, REVIEW_ORDER};
+use super::{
+    ReviewRow, Rows, Store, StoreError, fetch_page, fold, from_json, page_sql, search_condition,
+};
 
 /// A movie with its review aggregates.
-#[derive(Debug, Clone, PartialEq, FromRow)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct MovieRow {
     pub id: Uuid,
     pub title: String,
@@ -21,6 +25,12 @@ pub struct NewMovie {
     pub title: String,
 }
 
+/// A movie as a JSON array, in [`MovieRow`]'s field order.
+const MOVIE_JSON: &str = "json_array(hex(id), title, review_count, star_total)";
+
+/// Title order: ignoring case, then exact, then id (the `movies_by_title` index).
+const MOVIE_ORDER: &str = "title_folded, title, id";
+
 impl Store {
     /// A page of the movies whose lowercase title contains `query` (already lowercase and
     /// trimmed; `None` for every movie), in title order.
@@ -30,36 +40,47 @@ impl Store {
         offset: u32,
         limit: u32,
     ) -> Result<Rows<MovieRow>, StoreError> {
-        let (offset, limit) = page_bounds(offset, limit);
-        let mut connection = self.connection().await?;
-        // One read transaction, so that the page and the total see the same data.
-        let mut read = connection.begin().await?;
         let (condition, term) = search_condition(query, "title_folded", "movies_search");
-        let sql = format!(
-            "SELECT id, title, review_count, star_total FROM movies {condition}
-             ORDER BY title_folded, title, id LIMIT ? OFFSET ?"
+        let count = if term.is_some() {
+            format!("SELECT COUNT(*) FROM movies {condition}")
+        } else {
+            "SELECT movies FROM totals".to_owned()
+        };
+        let sql = page_sql(
+            MOVIE_JSON,
+            MOVIE_ORDER,
+            &format!("movies {condition}"),
+            &count,
         );
-        let mut page = sqlx::query_as(sqlx::AssertSqlSafe(sql));
-        if let Some(term) = &term {
-            page = page.bind(term);
-        }
-        let items: Vec<MovieRow> = page.bind(limit).bind(offset).fetch_all(&mut *read).await?;
-        let sql = format!("SELECT COUNT(*) FROM movies {condition}");
-        let mut count = sqlx::query_scalar(sqlx::AssertSqlSafe(sql));
-        if let Some(term) = &term {
-            count = count.bind(term);
-        }
-        let total = total(items.len(), offset, limit, count.fetch_one(&mut *read)).await?;
-        read.commit().await?;
-        Ok(Rows { items, total })
+        let no_value: Option<String> = None;
+        fetch_page(
+            &mut *self.connection().await?,
+            sql,
+            (term, no_value),
+            offset,
+            limit,
+        )
+        .await
     }
 
-    /// The movie with this id, if there is one.
-    pub async fn movie(&self, id: Uuid) -> Result<Option<MovieRow>, StoreError> {
-        sqlx::query_as("SELECT id, title, review_count, star_total FROM movies WHERE id = ?1")
+    /// The movie with this id and every review of it in review order, if there is one.
+    pub async fn movie_with_reviews(
+        &self,
+        id: Uuid,
+    ) -> Result<Option<(MovieRow, Vec<ReviewRow>)>, StoreError> {
+        let sql = format!(
+            "SELECT {MOVIE_JSON}, (SELECT json_group_array({REVIEW_JSON} ORDER BY {REVIEW_ORDER})
+                                   FROM reviews WHERE movie_id = ?1)
+             FROM movies WHERE id = ?1"
+        );
+        let found: Option<(String, String)> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(id)
             .fetch_optional(&mut *self.connection().await?)
-            .await
+            .await?;
+        let Some((movie, reviews)) = found else {
+            return Ok(None);
+        };
+        Ok(Some((from_json(&movie)?, from_json(&reviews)?)))
     }
 
     /// Whether a movie has this id.

@@ -1,13 +1,14 @@
 //! The `reviews` table: pages in review order (movie title, author last name, first name, id),
 //! the reviews of a set of movies or authors, and writes.
 
-use sqlx::{Connection as _, FromRow, QueryBuilder, Sqlite, SqliteConnection};
+use serde::Deserialize;
+use sqlx::{FromRow, QueryBuilder, Sqlite, SqliteConnection};
 use uuid::Uuid;
 
-use super::{Rows, Store, StoreError, page_bounds, total};
+use super::{Rows, Store, StoreError, fetch_page, from_json, page_sql};
 
 /// A review with its movie's title and its author's names.
-#[derive(Debug, Clone, PartialEq, FromRow)]
+#[derive(Debug, Clone, PartialEq, FromRow, Deserialize)]
 pub struct ReviewRow {
     pub id: Uuid,
     pub stars: i64,
@@ -38,9 +39,13 @@ pub struct ReviewFilter {
 const REVIEW_COLUMNS: &str =
     "id, stars, movie_id, movie_title, author_id, author_first_name, author_last_name";
 
+/// A review as a JSON array, in [`ReviewRow`]'s field order.
+pub(super) const REVIEW_JSON: &str = "json_array(hex(id), stars, hex(movie_id), movie_title,
+    hex(author_id), author_first_name, author_last_name)";
+
 /// Review order: movie title, then author last name, then first name (each ignoring case, then
 /// exact), then id. Each filter has an index in this order (see the migration).
-const REVIEW_ORDER: &str = "ORDER BY movie_title_folded, movie_title, author_last_name_folded,
+pub(super) const REVIEW_ORDER: &str = "movie_title_folded, movie_title, author_last_name_folded,
      author_last_name, author_first_name_folded, author_first_name, id";
 
 impl Store {
@@ -51,36 +56,38 @@ impl Store {
         offset: u32,
         limit: u32,
     ) -> Result<Rows<ReviewRow>, StoreError> {
-        let (offset, limit) = page_bounds(offset, limit);
-        let mut connection = self.connection().await?;
-        // One read transaction, so that the page and the total see the same data.
-        let mut read = connection.begin().await?;
         // One statement per filter (never `? IS NULL OR …`), so SQLite reads that filter's
-        // index in order; the text is fixed, only the values are bound.
-        let (condition, ids) = match (filter.movie_id, filter.author_id) {
-            (None, None) => ("", vec![]),
-            (Some(movie), None) => ("WHERE movie_id = ?", vec![movie]),
-            (None, Some(author)) => ("WHERE author_id = ?", vec![author]),
-            (Some(movie), Some(author)) => {
-                ("WHERE movie_id = ? AND author_id = ?", vec![movie, author])
-            }
+        // index in order; the text is fixed, only the values are bound. The total of a movie's
+        // or an author's reviews is kept on it.
+        let (condition, count) = match (filter.movie_id, filter.author_id) {
+            (None, None) => ("", "SELECT reviews FROM totals"),
+            (Some(_), None) => (
+                "WHERE movie_id = ?1",
+                "SELECT review_count FROM movies WHERE id = ?1",
+            ),
+            (None, Some(_)) => (
+                "WHERE author_id = ?2",
+                "SELECT review_count FROM authors WHERE id = ?2",
+            ),
+            (Some(_), Some(_)) => (
+                "WHERE movie_id = ?1 AND author_id = ?2",
+                "SELECT COUNT(*) FROM reviews WHERE movie_id = ?1 AND author_id = ?2",
+            ),
         };
-        let sql = format!(
-            "SELECT {REVIEW_COLUMNS} FROM reviews {condition} {REVIEW_ORDER} LIMIT ? OFFSET ?"
+        let sql = page_sql(
+            REVIEW_JSON,
+            REVIEW_ORDER,
+            &format!("reviews {condition}"),
+            count,
         );
-        let mut page = sqlx::query_as(sqlx::AssertSqlSafe(sql));
-        for id in &ids {
-            page = page.bind(*id);
-        }
-        let items: Vec<ReviewRow> = page.bind(limit).bind(offset).fetch_all(&mut *read).await?;
-        let sql = format!("SELECT COUNT(*) FROM reviews {condition}");
-        let mut count = sqlx::query_scalar(sqlx::AssertSqlSafe(sql));
-        for id in &ids {
-            count = count.bind(*id);
-        }
-        let total = total(items.len(), offset, limit, count.fetch_one(&mut *read)).await?;
-        read.commit().await?;
-        Ok(Rows { items, total })
+        fetch_page(
+            &mut *self.connection().await?,
+            sql,
+            (filter.movie_id, filter.author_id),
+            offset,
+            limit,
+        )
+        .await
     }
 
     /// The review with this id, if there is one.
@@ -119,18 +126,19 @@ impl Store {
             return Ok(Vec::new());
         }
         let mut query = QueryBuilder::<Sqlite>::new(format!(
-            "SELECT {REVIEW_COLUMNS} FROM reviews WHERE {column} IN ("
+            "SELECT json_group_array({REVIEW_JSON} ORDER BY {REVIEW_ORDER}) FROM reviews
+             WHERE {column} IN ("
         ));
         let mut list = query.separated(", ");
         for id in ids {
             list.push_bind(*id);
         }
-        query.push(") ");
-        query.push(REVIEW_ORDER);
-        query
+        query.push(")");
+        let (reviews,): (String,) = query
             .build_query_as()
-            .fetch_all(&mut *self.connection().await?)
-            .await
+            .fetch_one(&mut *self.connection().await?)
+            .await?;
+        from_json(&reviews)
     }
 
     /// Saves a new review and returns it as saved, in one statement; `None` when its movie or
@@ -142,7 +150,7 @@ impl Store {
             .bind(review.movie_id)
             .bind(review.author_id)
             .bind(review.stars)
-            .fetch_optional(&mut *self.connection().await?)
+            .fetch_optional(&mut *self.writer().await?)
             .await
     }
 
@@ -156,7 +164,7 @@ impl Store {
         sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(id)
             .bind(stars)
-            .fetch_optional(&mut *self.connection().await?)
+            .fetch_optional(&mut *self.writer().await?)
             .await
     }
 
@@ -164,7 +172,7 @@ impl Store {
     pub async fn delete_review(&self, id: Uuid) -> Result<bool, StoreError> {
         let deleted = sqlx::query("DELETE FROM reviews WHERE id = ?1")
             .bind(id)
-            .execute(&mut *self.connection().await?)
+            .execute(&mut *self.writer().await?)
             .await?
             .rows_affected();
         Ok(deleted > 0)

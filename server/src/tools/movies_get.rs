@@ -19,10 +19,9 @@ pub struct MoviesGet {
 
 impl Run<MovieReviews> for MoviesGet {
     async fn run(self, server: &MovieReviews) -> Result<Movie, ToolError> {
-        let Some(movie) = server.store.movie(self.movie_id).await? else {
+        let Some((movie, reviews)) = server.store.movie_with_reviews(self.movie_id).await? else {
             return Err(ToolError::not_found::<Movie>(self.movie_id));
         };
-        let reviews = server.store.reviews_of_movies(&[self.movie_id]).await?;
         let reviews = reviews.into_iter().map(Review::from).collect();
         Ok(Movie::from_row(movie, Some(reviews)))
     }
