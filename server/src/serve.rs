@@ -57,7 +57,8 @@ impl MovieReviews {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let pipes = crate::stdio::pipes(tokio::io::stdin(), tokio::io::stdout(), shutdown);
+        let (stdin, stdout) = crate::stdio::standard_streams();
+        let pipes = crate::stdio::pipes(stdin, stdout, shutdown);
         let served = match self.serve((pipes.input, pipes.output)).await {
             Ok(running) => running.waiting().await.map(|reason| {
                 tracing::info!(?reason, "stopped serving");
