@@ -14,6 +14,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::task::Poll;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -66,15 +67,23 @@ pub async fn run(
     let store = server.store.clone();
     let stop_rmcp = CancellationToken::new();
     let app = app(server, &settings, &public_url, auth, stop_rmcp.clone());
+    // Poll the shutdown future once, so its signal handlers are in place before the address is
+    // announced: a SIGTERM right after the announcement must stop the server gracefully.
+    let mut shutdown = Box::pin(shutdown);
+    let signalled =
+        std::future::poll_fn(|context| Poll::Ready(shutdown.as_mut().poll(context).is_ready()))
+            .await;
     tracing::info!(
         address = %bound,
         url = %public_url,
         database = %database.display(),
         "serving MCP over HTTP on http://{bound}{MCP_PATH}"
     );
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    if !signalled {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown)
+            .await?;
+    }
     stop_rmcp.cancel();
     store.close().await;
     tracing::info!("stopped serving");

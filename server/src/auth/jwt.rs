@@ -50,7 +50,7 @@ struct RemoteKeys {
     url: reqwest::Url,
     client: reqwest::Client,
     cache: RwLock<Arc<KeySet>>,
-    /// When the last fetch started; the lock is held during a fetch, so requests that miss
+    /// When the last fetch that a token triggered started; the lock is held during a fetch, so requests that miss
     /// together wait for one fetch instead of each starting their own.
     last_fetch: tokio::sync::Mutex<Option<Instant>>,
 }
@@ -133,7 +133,9 @@ impl JwtVerifier {
             cache: RwLock::new(Arc::new(KeySet::default())),
             last_fetch: tokio::sync::Mutex::new(None),
         };
-        remote.refresh(&mut *remote.last_fetch.lock().await).await;
+        // This fetch does not count against the refetch interval: a key rotated in just after
+        // start-up is still picked up by the first token that names it.
+        remote.refresh().await;
         JwtVerifier {
             issuer,
             audience,
@@ -214,7 +216,8 @@ impl RemoteKeys {
         }
         let recent = last_fetch.is_some_and(|started| started.elapsed() < MIN_REFETCH_INTERVAL);
         if !recent {
-            self.refresh(&mut last_fetch).await;
+            *last_fetch = Some(Instant::now());
+            self.refresh().await;
         }
         self.cached().find(id)
     }
@@ -229,8 +232,7 @@ impl RemoteKeys {
     }
 
     /// Fetches the keys and replaces the cache; on failure keeps the keys it has.
-    async fn refresh(&self, last_fetch: &mut Option<Instant>) {
-        *last_fetch = Some(Instant::now());
+    async fn refresh(&self) {
         match self.fetch().await {
             Ok(keys) => {
                 tracing::info!(url = %self.url, keys = keys.keys.len(), "fetched the JWKS");
