@@ -227,7 +227,7 @@ impl Settings {
                 let audience = public_url.to_string();
                 Some(match keys {
                     KeySource::File(jwks) => JwtVerifier::with_keys(issuer, audience, &jwks)?,
-                    KeySource::Url(url) => JwtVerifier::with_key_url(issuer, audience, url).await,
+                    KeySource::Url(url) => JwtVerifier::with_key_url(issuer, audience, url).await?,
                 })
             }
         };

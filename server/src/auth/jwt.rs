@@ -116,17 +116,18 @@ impl JwtVerifier {
 
     /// A verifier whose keys are fetched from `url`. The first fetch happens now; if it fails,
     /// the server starts anyway (with a warning) and tries again when a token arrives.
-    pub async fn with_key_url(issuer: String, audience: String, url: reqwest::Url) -> Self {
+    pub async fn with_key_url(
+        issuer: String,
+        audience: String,
+        url: reqwest::Url,
+    ) -> Result<Self, JwksError> {
         // reqwest is built without a TLS provider of its own; ring is the one compiled in.
         // Installing fails only when one is installed already, which is as good.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .timeout(FETCH_TIMEOUT)
             .build()
-            .unwrap_or_else(|error| {
-                tracing::warn!(%error, "cannot configure the HTTP client; using the default");
-                reqwest::Client::new()
-            });
+            .map_err(|error| JwksError(format!("cannot set up the HTTP client: {error}")))?;
         let remote = RemoteKeys {
             url,
             client,
@@ -136,11 +137,11 @@ impl JwtVerifier {
         // This fetch does not count against the refetch interval: a key rotated in just after
         // start-up is still picked up by the first token that names it.
         remote.refresh().await;
-        JwtVerifier {
+        Ok(JwtVerifier {
             issuer,
             audience,
             keys: Keys::Remote(remote),
-        }
+        })
     }
 
     /// The caller a valid token stands for, or `None` for any token that is not: malformed,
