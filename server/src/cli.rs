@@ -1,9 +1,10 @@
-//! The command line: serve over stdio (the default), seed a database, call one tool, list the
-//! tools.
+//! The command line: serve over stdio (the default) or HTTP, seed a database, call one tool,
+//! list the tools, mint a token.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 use crate::demo::{DEMO_SEED, Size};
 
@@ -23,6 +24,14 @@ pub struct Cli {
         value_name = "PATH"
     )]
     pub database: Option<PathBuf>,
+
+    /// Serve MCP over Streamable HTTP on this address, at the path /mcp, instead of stdio.
+    /// Like 127.0.0.1:8080; port 0 picks a free port (the log says which).
+    #[arg(long, env = "MOVIE_REVIEWS_HTTP", value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
+
+    #[command(flatten)]
+    pub http_options: HttpOptions,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -61,4 +70,96 @@ pub enum Command {
     },
     /// Prints the tools/list result as JSON.
     Tools,
+    /// Mints a bearer token for an HTTP client: prints the token, and the line to add to the
+    /// tokens file (which holds the token's SHA-256, never the token).
+    Token {
+        /// The scopes the token grants, comma-separated: reviews.read (the four read tools),
+        /// reviews.write (reviews_write and reviews_delete).
+        #[arg(long, value_delimiter = ',', required = true, value_name = "SCOPES")]
+        scopes: Vec<String>,
+    },
+}
+
+/// How to serve over HTTP (with --http): who may call, and from where.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Serving over HTTP (with --http)")]
+pub struct HttpOptions {
+    /// The URL clients reach MCP at, when it differs from http://ADDR/mcp (behind a proxy, or
+    /// on 0.0.0.0). It identifies this server to OAuth: a JWT's audience must be exactly it.
+    #[arg(long, env = "MOVIE_REVIEWS_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<reqwest::Url>,
+
+    /// A Host header value to accept, besides localhost, 127.0.0.1, ::1 and the public URL's
+    /// host (DNS rebinding protection). `host` accepts any port, `host:port` only that one.
+    /// Repeat it, or separate values with commas.
+    #[arg(
+        long = "allowed-host",
+        env = "MOVIE_REVIEWS_ALLOWED_HOSTS",
+        value_delimiter = ',',
+        value_name = "HOST"
+    )]
+    pub allowed_hosts: Vec<String>,
+
+    /// An Origin header value to accept from a browser-based client, besides the public URL's
+    /// origin, like http://localhost:6274 (`:*` for any port). Requests without an Origin
+    /// (native clients) are always accepted. Repeat it, or separate values with commas.
+    #[arg(
+        long = "allowed-origin",
+        env = "MOVIE_REVIEWS_ALLOWED_ORIGINS",
+        value_delimiter = ',',
+        value_name = "ORIGIN"
+    )]
+    pub allowed_origins: Vec<String>,
+
+    /// The largest request body accepted, in bytes; larger ones get 413.
+    #[arg(long, env = "MOVIE_REVIEWS_MAX_BODY_BYTES", default_value_t = 1 << 20, value_name = "BYTES")]
+    pub max_body_bytes: usize,
+
+    /// Turns authentication on with static tokens: a file with one line per token,
+    /// `sha256:<hex> scope,scope`, as `movie-reviews-mcp token` prints.
+    #[arg(
+        long,
+        env = "MOVIE_REVIEWS_TOKENS_FILE",
+        value_name = "PATH",
+        conflicts_with = "tokens"
+    )]
+    pub tokens_file: Option<PathBuf>,
+
+    /// The same lines as a tokens file, separated by newlines or `;` (for an environment).
+    #[arg(long, env = "MOVIE_REVIEWS_TOKENS", value_name = "ENTRIES")]
+    pub tokens: Option<String>,
+
+    /// Turns authentication on with JWT access tokens from this issuer (their `iss`, like
+    /// https://login.example.com/). Needs --jwks-url or --jwks-file.
+    #[arg(long, env = "MOVIE_REVIEWS_JWT_ISSUER", value_name = "ISSUER")]
+    pub jwt_issuer: Option<String>,
+
+    /// Where the issuer publishes its signing keys (JWKS), fetched at start-up, again when a
+    /// token names a key not seen yet (at most every 30 s), and hourly.
+    #[arg(
+        long,
+        env = "MOVIE_REVIEWS_JWKS_URL",
+        value_name = "URL",
+        conflicts_with = "jwks_file"
+    )]
+    pub jwks_url: Option<reqwest::Url>,
+
+    /// The issuer's signing keys (JWKS) from a file, read at start-up.
+    #[arg(long, env = "MOVIE_REVIEWS_JWKS_FILE", value_name = "PATH")]
+    pub jwks_file: Option<PathBuf>,
+
+    /// The OAuth authorization server clients get tokens from, published in the
+    /// protected-resource metadata. [default: the JWT issuer] Repeat it for several.
+    #[arg(
+        long = "authorization-server",
+        env = "MOVIE_REVIEWS_AUTHORIZATION_SERVERS",
+        value_delimiter = ',',
+        value_name = "URL"
+    )]
+    pub authorization_servers: Vec<String>,
+
+    /// Serve without authentication on an address other hosts can reach. Only for a server
+    /// behind something that checks every caller itself.
+    #[arg(long)]
+    pub insecure_no_auth: bool,
 }

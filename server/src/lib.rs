@@ -3,6 +3,8 @@
 //! # Layout
 //!
 //! - [`cli`]: the command line.
+//! - [`http`]: serving on Streamable HTTP, with the bearer-token gate.
+//! - [`auth`]: who may call over HTTP: static tokens and JWT access tokens.
 //! - [`serve`]: the rmcp `ServerHandler` ([`MovieReviews`]) and serving it on stdio.
 //! - `tools`: one module per tool; each declares its arguments and runs against the store.
 //! - [`model`]: what the tools return, as clients see it.
@@ -10,8 +12,10 @@
 //! - [`demo`]: the deterministic demo data.
 //! - [`stdio`]: stdin as the server reads it (lone surrogate escapes made readable).
 
+pub mod auth;
 pub mod cli;
 pub mod demo;
+pub mod http;
 pub mod model;
 pub mod serve;
 pub mod stdio;
@@ -40,6 +44,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         None => {
             let path = database_path(cli.database)?;
+            if let Some(address) = cli.http {
+                return http::run(address, cli.http_options, &path, shutdown_signal()).await;
+            }
             let server = MovieReviews::new(open_or_create(&path).await?)?;
             if std::io::stdin().is_terminal() {
                 eprintln!("{}", terminal_banner(&path));
@@ -78,6 +85,10 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
             let path = database_path(database.or(cli.database))?;
             let server = MovieReviews::new(open_or_create(&path).await?)?;
             call(server, tool, arguments.as_deref()).await
+        }
+        Some(Command::Token { scopes }) => {
+            auth::tokens::print_new(&scopes, &tools::specs().scopes())?;
+            Ok(ExitCode::SUCCESS)
         }
         Some(Command::Tools) => {
             let tools = router()?.list_all();

@@ -20,12 +20,18 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG_FILTER)),
         )
         .init();
-    // One thread: SQLite work runs on sqlx's own threads, and what is left (JSON, the protocol)
-    // is cheaper than handing tasks between worker threads, which measured slower here.
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = if cli.http.is_some() {
+        // Many clients at once: HTTP parsing and JSON use every core.
+        tokio::runtime::Builder::new_multi_thread()
+    } else {
+        // One client over stdio: SQLite work runs on sqlx's own threads, and what is left (JSON,
+        // the protocol) is cheaper than handing tasks between worker threads, which measured
+        // slower here.
+        tokio::runtime::Builder::new_current_thread()
+    }
+    .enable_all()
+    .build();
+    let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("movie-reviews-mcp: cannot start the async runtime: {error}");

@@ -88,6 +88,7 @@ pub struct ToolAttrs {
     pub destructive: Slot<bool>,
     pub idempotent: Slot<bool>,
     pub open_world: Slot<bool>,
+    pub scope: Slot<LitStr>,
 }
 
 /// What `#[arg(...)]` said on one field.
@@ -189,6 +190,15 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
                 DESTRUCTIVE => hint(cx, &meta, key, &mut out.destructive)?,
                 IDEMPOTENT => hint(cx, &meta, key, &mut out.idempotent)?,
                 OPEN_WORLD => hint(cx, &meta, key, &mut out.open_world)?,
+                // #[tool(scope = "reviews.read")]
+                SCOPE => fill(
+                    cx,
+                    &meta,
+                    key,
+                    "scope = \"reviews.read\"",
+                    TOOL,
+                    &mut out.scope,
+                )?,
                 _ => return skip_unknown(cx, TOOL, TOOL_KEYS, &meta),
             }
             Ok(())

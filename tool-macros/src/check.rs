@@ -123,6 +123,7 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
         );
     }
 
+    let scope = attrs.scope.get().map(|setting| check_scope(cx, setting));
     let args = check_args(cx, &input.fields);
     Model {
         ident: &original.ident,
@@ -130,6 +131,7 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
         title,
         description,
         hints,
+        scope,
         output,
         args,
     }
@@ -150,6 +152,31 @@ fn check_tool_name(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
         );
     }
     name
+}
+
+/// An OAuth scope token (RFC 6749 §3.3): one or more printable ASCII characters other than the
+/// space, `"` and `\`. A tool needs one scope, so a list is refused too.
+fn check_scope(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
+    let scope = setting.value.value();
+    let allowed = |c: char| c.is_ascii_graphic() && c != '"' && c != '\\';
+    if scope.contains(' ') {
+        cx.error_spanned_by(
+            &setting.value,
+            format!(
+                "a tool needs one scope, not a list: write the single scope a caller's token \
+                 must carry, like `scope = \"reviews.read\"` (not {scope:?})"
+            ),
+        );
+    } else if scope.is_empty() || !scope.chars().all(allowed) {
+        cx.error_spanned_by(
+            &setting.value,
+            format!(
+                "invalid scope {scope:?}: an OAuth scope is one or more printable ASCII \
+                 characters other than space, `\"` and `\\`, like `scope = \"reviews.read\"`"
+            ),
+        );
+    }
+    scope
 }
 
 fn non_empty(cx: &mut Ctxt, setting: &Setting<syn::LitStr>, message: &str) -> String {

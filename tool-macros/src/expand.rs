@@ -74,6 +74,7 @@ fn spec(model: &Model) -> TokenStream {
         hints.open_world,
     );
     let args = model.args.iter().map(arg_spec);
+    let scope = option(model.scope.as_ref().map(|scope| quote!(#scope)));
     quote! {
         ::toolkit::__private::ToolSpec {
             name: #name,
@@ -85,6 +86,7 @@ fn spec(model: &Model) -> TokenStream {
                 idempotent: #idempotent,
                 open_world: #open_world,
             },
+            scope: #scope,
             args: &[#(#args),*],
         }
     }
@@ -224,6 +226,7 @@ fn fallback(input: &DeriveInput, model: Option<&Model>) -> TokenStream {
                         idempotent: false,
                         open_world: false,
                     },
+                    scope: ::core::option::Option::None,
                     args: &[],
                 };
 

@@ -10,6 +10,8 @@ pub struct Model<'a> {
     pub title: String,
     pub description: String,
     pub hints: Hints,
+    /// The OAuth scope a caller's token needs, when the tool declares one.
+    pub scope: Option<String>,
     pub output: syn::Type,
     pub args: Vec<Arg<'a>>,
 }

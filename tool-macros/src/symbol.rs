@@ -12,6 +12,7 @@ pub const READ_ONLY: &str = "read_only";
 pub const DESTRUCTIVE: &str = "destructive";
 pub const IDEMPOTENT: &str = "idempotent";
 pub const OPEN_WORLD: &str = "open_world";
+pub const SCOPE: &str = "scope";
 
 pub const TOOL_KEYS: &[&str] = &[
     NAME,
@@ -22,6 +23,7 @@ pub const TOOL_KEYS: &[&str] = &[
     DESTRUCTIVE,
     IDEMPOTENT,
     OPEN_WORLD,
+    SCOPE,
 ];
 
 // #[arg(...)]

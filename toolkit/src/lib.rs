@@ -76,6 +76,7 @@
 //! | `output = Type` | what a successful call returns |
 //! | `description = "…"` | the description, instead of the doc comment |
 //! | `read_only`, `destructive`, `idempotent`, `open_world` | the four MCP hints |
+//! | `scope = "…"` | the OAuth scope a caller's token needs, where the server checks tokens |
 //!
 //! Every hint must be stated: bare means `true`, or write `= true` or `= false`. A tool that
 //! does not say whether it is read-only, destructive, idempotent and open-world does not
@@ -103,6 +104,29 @@
 //!     spec.hints,
 //!     Hints { read_only: false, destructive: true, idempotent: true, open_world: false }
 //! );
+//! ```
+//!
+//! ## Scopes: `scope`
+//!
+//! A server that checks bearer tokens (over HTTP, say) needs to know what each tool asks of a
+//! caller. `scope = "reviews.read"` says it in the declaration: the scope is carried in the
+//! tool's [`ToolSpec`], and [`Toolbox::specs`] looks it up by tool name, so the layer that reads
+//! the token can refuse a call before the tool runs. A scope is one OAuth scope token (printable
+//! ASCII, no spaces, `"` or `\`), checked at compile time. A tool without one needs only a token
+//! the server accepts. The scope is not part of `tools/list`; stdio, which has no tokens,
+//! ignores it.
+//!
+//! ```
+//! use toolkit::Tool;
+//! # #[derive(serde::Serialize, schemars::JsonSchema)] pub struct Out {}
+//!
+//! /// Lists reviews.
+//! #[derive(Tool)]
+//! #[tool(name = "reviews_list", title = "List reviews", output = Out, scope = "reviews.read",
+//!        read_only, destructive = false, idempotent, open_world = false)]
+//! pub struct ReviewsList {}
+//!
+//! assert_eq!(ReviewsList::SPEC.scope, Some("reviews.read"));
 //! ```
 //!
 //! The output schema comes from the output type's `JsonSchema`, made self-contained (no `$ref`,
@@ -402,7 +426,7 @@ mod value;
 use std::future::Future;
 
 pub use error::{ToolError, Violation, Violations};
-pub use route::{Toolbox, ToolboxError, call, definition, route};
+pub use route::{ToolSpecs, Toolbox, ToolboxError, call, definition, route};
 pub use schema::{OutputSchemaError, input_schema, output_schema};
 pub use spec::{ArgSpec, DefaultValue, Hints, Kind, Presence, ToolSpec};
 pub use tool_macros::Tool;

@@ -13,7 +13,7 @@ use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, ToolAnnotations};
 
 use crate::schema::{OutputSchemaError, input_schema, output_schema};
-use crate::{Run, Tool, ToolError};
+use crate::{Run, Tool, ToolError, ToolSpec};
 
 /// The rmcp description of tool `T`: name, title, description, both schemas and all four hints.
 pub fn definition<T: Tool>() -> Result<rmcp::model::Tool, OutputSchemaError> {
@@ -120,6 +120,7 @@ where
 /// ```
 pub struct Toolbox<S> {
     routes: Vec<ToolRoute<S>>,
+    specs: Vec<&'static ToolSpec>,
     problems: Vec<String>,
 }
 
@@ -134,6 +135,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     pub fn new() -> Self {
         Toolbox {
             routes: Vec::new(),
+            specs: Vec::new(),
             problems: Vec::new(),
         }
     }
@@ -146,6 +148,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                 "two tools are named `{name}`; tool names must be unique"
             ));
         }
+        self.specs.push(T::SPEC);
         match route::<S, T>() {
             Ok(route) => self.routes.push(route),
             Err(error) => self.problems.push(format!(
@@ -154,6 +157,33 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             )),
         }
         self
+    }
+
+    /// The spec of every tool added so far, to look up by name: what a layer in front of rmcp
+    /// (an HTTP server checking tokens) reads to learn the scope a call needs before it runs.
+    ///
+    /// ```
+    /// # use toolkit::Tool;
+    /// # #[derive(serde::Serialize, schemars::JsonSchema)] pub struct Out {}
+    /// /// Writes a thing.
+    /// #[derive(Tool)]
+    /// #[tool(name = "write", title = "Write", output = Out, scope = "things.write",
+    ///        read_only = false, destructive, idempotent = false, open_world = false)]
+    /// pub struct Write {}
+    /// # struct Server;
+    /// # impl toolkit::Run<Server> for Write {
+    /// #     async fn run(self, _: &Server) -> Result<Out, toolkit::ToolError> { Ok(Out {}) }
+    /// # }
+    ///
+    /// let specs = toolkit::Toolbox::<Server>::new().tool::<Write>().specs();
+    /// assert_eq!(specs.get("write").and_then(|spec| spec.scope), Some("things.write"));
+    /// assert!(specs.get("read").is_none());
+    /// assert_eq!(specs.scopes(), ["things.write"]);
+    /// ```
+    pub fn specs(&self) -> ToolSpecs {
+        ToolSpecs {
+            specs: self.specs.clone(),
+        }
     }
 
     /// The router, or every problem found while adding tools.
@@ -167,6 +197,30 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             .routes
             .into_iter()
             .fold(ToolRouter::new(), |router, route| router.with_route(route)))
+    }
+}
+
+/// The specs of a [`Toolbox`]'s tools, looked up by tool name.
+#[derive(Debug, Clone, Default)]
+pub struct ToolSpecs {
+    specs: Vec<&'static ToolSpec>,
+}
+
+impl ToolSpecs {
+    /// The spec of the tool named `name`, if the toolbox has one.
+    pub fn get(&self, name: &str) -> Option<&'static ToolSpec> {
+        self.specs.iter().copied().find(|spec| spec.name == name)
+    }
+
+    /// Every scope some tool needs, each once, in the order the tools were added.
+    pub fn scopes(&self) -> Vec<&'static str> {
+        let mut scopes: Vec<&'static str> = Vec::new();
+        for scope in self.specs.iter().filter_map(|spec| spec.scope) {
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
+        scopes
     }
 }
 

@@ -14,6 +14,9 @@ pub struct ToolSpec {
     pub description: &'static str,
     /// The four MCP behaviour hints, every one stated in the declaration.
     pub hints: Hints,
+    /// The OAuth scope a caller's token must carry to call the tool, where the server checks
+    /// tokens (`reviews.read`). `None`: any token the server accepts will do.
+    pub scope: Option<&'static str>,
     /// The arguments, in declaration order: the order of the schema and of violations.
     pub args: &'static [ArgSpec],
 }

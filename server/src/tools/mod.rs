@@ -11,7 +11,7 @@ mod reviews_write;
 use std::collections::HashMap;
 
 use rmcp::handler::server::router::tool::ToolRouter;
-use toolkit::{Entity, Exists, ToolError, Toolbox, ToolboxError};
+use toolkit::{Entity, Exists, ToolError, ToolSpecs, Toolbox, ToolboxError};
 use uuid::Uuid;
 
 pub use authors_search::AuthorsSearch;
@@ -60,6 +60,16 @@ impl Exists<Review> for MovieReviews {
 
 /// Every tool of the server, assembled once at start-up.
 pub fn router() -> Result<ToolRouter<MovieReviews>, ToolboxError> {
+    toolbox().build()
+}
+
+/// What each tool declares, by name: the HTTP layer reads a tool's scope here.
+pub fn specs() -> ToolSpecs {
+    toolbox().specs()
+}
+
+/// The one list of the server's tools.
+fn toolbox() -> Toolbox<MovieReviews> {
     Toolbox::new()
         .tool::<MoviesSearch>()
         .tool::<MoviesGet>()
@@ -67,7 +77,6 @@ pub fn router() -> Result<ToolRouter<MovieReviews>, ToolboxError> {
         .tool::<ReviewsList>()
         .tool::<ReviewsWrite>()
         .tool::<ReviewsDelete>()
-        .build()
 }
 
 /// A search query as the store takes it: trimmed, lowercase, and `None` when empty (browse).
@@ -91,6 +100,24 @@ fn group_reviews(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reading_needs_reviews_read_and_changing_needs_reviews_write() {
+        let specs = specs();
+        let scope = |tool: &str| specs.get(tool).and_then(|spec| spec.scope);
+        for tool in [
+            "movies_search",
+            "movies_get",
+            "authors_search",
+            "reviews_list",
+        ] {
+            assert_eq!(scope(tool), Some("reviews.read"), "{tool}");
+        }
+        for tool in ["reviews_write", "reviews_delete"] {
+            assert_eq!(scope(tool), Some("reviews.write"), "{tool}");
+        }
+        assert_eq!(specs.scopes(), ["reviews.read", "reviews.write"]);
+    }
 
     #[test]
     fn a_search_term_is_trimmed_and_folded() {

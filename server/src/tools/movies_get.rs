@@ -10,7 +10,7 @@ use crate::serve::MovieReviews;
 /// author's name. Find movie ids with movies_search or reviews_list.
 #[derive(Debug, Tool)]
 #[tool(name = "movies_get", title = "Get movie", output = Movie,
-       read_only, destructive = false, idempotent, open_world = false)]
+       scope = "reviews.read", read_only, destructive = false, idempotent, open_world = false)]
 pub struct MoviesGet {
     /// The movie's id, from movies_search or reviews_list.
     #[arg(exists = Movie)]

@@ -16,7 +16,7 @@ use crate::serve::MovieReviews;
 /// movie.
 #[derive(Debug, Tool)]
 #[tool(name = "movies_search", title = "Search movies", output = Page<Movie>,
-       read_only, destructive = false, idempotent, open_world = false)]
+       scope = "reviews.read", read_only, destructive = false, idempotent, open_world = false)]
 pub struct MoviesSearch {
     /// Part of the title to look for, in any case. Leave it out to browse every movie.
     #[arg(max_chars = 100)]

@@ -11,7 +11,7 @@ use crate::serve::MovieReviews;
 /// confirm. Returns the deleted review's id; deleting it again is Not Found.
 #[derive(Debug, Tool)]
 #[tool(name = "reviews_delete", title = "Delete review", output = Deleted,
-       read_only = false, destructive, idempotent, open_world = false)]
+       scope = "reviews.write", read_only = false, destructive, idempotent, open_world = false)]
 pub struct ReviewsDelete {
     /// The review to delete, from reviews_list.
     #[arg(exists = Review)]

@@ -16,7 +16,7 @@ use crate::store::ReviewFilter;
 /// author's id and name.
 #[derive(Debug, Tool)]
 #[tool(name = "reviews_list", title = "List reviews", output = Page<Review>,
-       read_only, destructive = false, idempotent, open_world = false)]
+       scope = "reviews.read", read_only, destructive = false, idempotent, open_world = false)]
 pub struct ReviewsList {
     /// Only reviews of this movie (an id from movies_search).
     #[arg(exists = Movie, ignored_with = review_id)]

@@ -14,7 +14,8 @@ use crate::store::NewReview;
 /// change the stars, pass stars and reviewId (from reviews_list). Returns the saved review.
 #[derive(Debug, Tool)]
 #[tool(name = "reviews_write", title = "Write review", output = Review,
-       read_only = false, destructive, idempotent = false, open_world = false)]
+       scope = "reviews.write", read_only = false, destructive, idempotent = false,
+       open_world = false)]
 pub struct ReviewsWrite {
     /// The rating, from 1 to 5.
     #[arg(min = 1, max = 5, message = "A star rating must be between 1 and 5.")]

@@ -1,0 +1,1115 @@
+//! The built binary serving MCP over Streamable HTTP (`--http 127.0.0.1:0`), seen from a real MCP
+//! client (rmcp's Streamable HTTP client with a bearer token) and from raw HTTP requests:
+//!
+//! - every tool answers over HTTP exactly as over stdio, on the same database, with a token the
+//!   `token` command minted;
+//! - no token, a wrong one, and every kind of bad JWT get 401 with the challenge, and no tool
+//!   runs; RS256, ES256 and EdDSA JWTs pass, with keys from a file or from a URL that rotates;
+//! - a token without the scope a tool declares gets 403 `insufficient_scope`, and nothing is
+//!   written;
+//! - the protected-resource metadata, `/healthz`, the Host, Origin and body-size checks;
+//! - a non-loopback address without authentication is refused unless `--insecure-no-auth`;
+//! - SIGTERM ends the server with status 0; the logs (at trace level) never hold a token.
+//!
+//! Keys are generated once per run; the JWKS URL is served by the test itself on loopback.
+
+// Each test binary uses a different subset of the shared harness.
+#[allow(dead_code)]
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+
+use common::{EXIT_TIMEOUT, READ_TIMEOUT, TempDir, run, text_of};
+
+const ISSUER: &str = "https://login.example.com/";
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tool_answers_over_http_as_over_stdio() {
+    let dir = TempDir::new("http-same");
+    let database = dir.path().join("reviews.db");
+    let (token, entry) = mint(dir.path(), "reviews.read,reviews.write");
+    let tokens = dir.path().join("tokens.txt");
+    std::fs::write(&tokens, format!("# the team\n{entry}\n")).unwrap();
+    let server = HttpServer::start(dir.path(), &database, &["--tokens-file", path(&tokens)]);
+    let client = server.client(Some(&token)).await;
+    let mut stdio = common::Server::spawn(&database, dir.path());
+    stdio.initialize();
+    let mut next_id = 10;
+    let mut both = |tool: &str, arguments: Value| {
+        let over_stdio = stdio.result(
+            next_id,
+            "tools/call",
+            json!({"name": tool, "arguments": arguments}),
+        );
+        next_id += 1;
+        (over_stdio, arguments)
+    };
+
+    let movies = call(
+        &client,
+        "movies_search",
+        json!({"query": "global", "limit": 3}),
+    )
+    .await;
+    let (over_stdio, _) = both("movies_search", json!({"query": "global", "limit": 3}));
+    assert_eq!(movies, over_stdio);
+    let movie = movies["structuredContent"]["items"][0]["id"].clone();
+    let authors = call(&client, "authors_search", json!({"limit": 2})).await;
+    assert_eq!(authors, both("authors_search", json!({"limit": 2})).0);
+    let author = authors["structuredContent"]["items"][0]["id"].clone();
+    for (tool, arguments) in [
+        ("movies_get", json!({"movieId": movie})),
+        ("reviews_list", json!({"movieId": movie, "limit": 5})),
+        (
+            "reviews_list",
+            json!({"authorId": "00000000-0000-0000-0000-000000000000"}),
+        ),
+        ("movies_search", json!({"limit": 0, "movie_id": 1})),
+    ] {
+        let over_http = call(&client, tool, arguments.clone()).await;
+        assert_eq!(over_http, both(tool, arguments).0, "{tool}");
+    }
+
+    let written = call(
+        &client,
+        "reviews_write",
+        json!({"stars": 4, "movieId": movie, "authorId": author}),
+    )
+    .await;
+    assert_eq!(written["isError"], false, "{written}");
+    let review = written["structuredContent"]["id"].clone();
+    let (listed, _) = both("reviews_list", json!({"reviewId": review}));
+    assert_eq!(
+        listed["structuredContent"]["items"][0],
+        written["structuredContent"]
+    );
+    let changed = call(
+        &client,
+        "reviews_write",
+        json!({"stars": 2, "reviewId": review}),
+    )
+    .await;
+    let (listed, _) = both("reviews_list", json!({"reviewId": review}));
+    assert_eq!(
+        listed["structuredContent"]["items"][0],
+        changed["structuredContent"]
+    );
+    let deleted = call(&client, "reviews_delete", json!({"reviewId": review})).await;
+    assert_eq!(
+        deleted["structuredContent"],
+        json!({"reviewId": review, "deleted": true})
+    );
+    let again = call(&client, "reviews_delete", json!({"reviewId": review})).await;
+    assert_eq!(again, both("reviews_delete", json!({"reviewId": review})).0);
+    assert!(text_of(&again).starts_with("Not Found: "), "{again}");
+
+    client.cancel().await.unwrap();
+    stdio.close_stdin();
+    stdio.finish();
+    server.assert_no_secret_in_logs(&[&token]);
+}
+
+#[tokio::test]
+async fn a_request_without_a_valid_token_gets_401_and_runs_nothing() {
+    let dir = TempDir::new("http-401");
+    let (token, entry) = mint(dir.path(), "reviews.read,reviews.write");
+    let server = HttpServer::start(
+        dir.path(),
+        &dir.path().join("reviews.db"),
+        &[
+            "--tokens",
+            &entry,
+            "--jwt-issuer",
+            ISSUER,
+            "--jwks-file",
+            path(&write_jwks(
+                dir.path(),
+                &[&keys().rsa, &keys().ec, &keys().ed],
+            )),
+        ],
+    );
+    let audience = server.resource();
+    let challenge = format!("Bearer resource_metadata=\"{}\"", server.metadata_url());
+    let invalid = format!(
+        "Bearer error=\"invalid_token\", resource_metadata=\"{}\"",
+        server.metadata_url()
+    );
+    let now = now();
+    let claims = |changes: Value| {
+        let mut claims = json!({
+            "iss": ISSUER, "aud": audience, "sub": "ada", "exp": now + 600, "nbf": now - 10,
+            "scope": "reviews.read reviews.write",
+        });
+        merge(&mut claims, changes);
+        claims
+    };
+    let ed = &keys().ed;
+    let stranger = TestKey::ed25519("ed-1");
+    let cases: Vec<(&str, Option<String>, &str)> = vec![
+        ("no Authorization header", None, &challenge),
+        (
+            "another scheme",
+            Some("Basic YWRhOmxvdmVsYWNl".to_owned()),
+            &challenge,
+        ),
+        (
+            "an empty bearer token",
+            Some("Bearer ".to_owned()),
+            &invalid,
+        ),
+        (
+            "an unknown static token",
+            Some(format!("Bearer mrm_{}", "0".repeat(64))),
+            &invalid,
+        ),
+        (
+            "a static token with a byte changed",
+            Some(format!("Bearer {}x", &token[..token.len() - 1])),
+            &invalid,
+        ),
+        (
+            "an expired JWT",
+            Some(bearer(ed.sign(&claims(
+                json!({"exp": now - 3600, "nbf": now - 7200}),
+            )))),
+            &invalid,
+        ),
+        (
+            "a JWT for another audience",
+            Some(bearer(ed.sign(&claims(
+                json!({"aud": "https://other.example.com/mcp"}),
+            )))),
+            &invalid,
+        ),
+        (
+            "a JWT without an audience",
+            Some(bearer(ed.sign(&claims(json!({"aud": null}))))),
+            &invalid,
+        ),
+        (
+            "a JWT from another issuer",
+            Some(bearer(
+                ed.sign(&claims(json!({"iss": "https://evil.example.com/"}))),
+            )),
+            &invalid,
+        ),
+        (
+            "a JWT not valid yet",
+            Some(bearer(ed.sign(&claims(json!({"nbf": now + 3600}))))),
+            &invalid,
+        ),
+        (
+            "a JWT signed by an unknown key with a known kid",
+            Some(bearer(stranger.sign(&claims(json!({}))))),
+            &invalid,
+        ),
+        (
+            "a JWT signed by an unknown key",
+            Some(bearer(
+                TestKey::ed25519("stranger").sign(&claims(json!({}))),
+            )),
+            &invalid,
+        ),
+        (
+            "an alg none JWT",
+            Some(bearer(unsigned(
+                &json!({"alg": "none", "typ": "JWT"}),
+                &claims(json!({})),
+            ))),
+            &invalid,
+        ),
+        (
+            "an HS256 JWT keyed with the RSA key's modulus",
+            Some(bearer(hs256(&keys().rsa, &claims(json!({}))))),
+            &invalid,
+        ),
+        (
+            "an RS256 key's kid on an ES256 signature",
+            Some(bearer(
+                keys().ec.sign_as(&keys().rsa.kid, &claims(json!({}))),
+            )),
+            &invalid,
+        ),
+        (
+            "a JWT with its payload changed",
+            Some(bearer(tamper(
+                &ed.sign(&claims(json!({"scope": "reviews.read"}))),
+            ))),
+            &invalid,
+        ),
+    ];
+    let movie = first_movie(&server, &token).await;
+    let author = first_author(&server, &token).await;
+    let before = review_count(&server, &token, &author).await;
+    for (case, authorization, expected) in &cases {
+        let response = server
+            .post(authorization.as_deref(), &write_call(&movie, &author))
+            .await;
+        assert_eq!(response.status(), 401, "{case}");
+        assert_eq!(www_authenticate(&response), *expected, "{case}");
+    }
+    assert_eq!(
+        review_count(&server, &token, &author).await,
+        before,
+        "a refused write ran"
+    );
+    // The GET stream and DELETE are behind the same gate.
+    for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
+        let response = http_client()
+            .request(method.clone(), server.url())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 401, "{method}");
+    }
+    let secrets: Vec<String> = cases
+        .iter()
+        .filter_map(|(_, authorization, _)| authorization.as_deref())
+        .filter_map(|header| header.strip_prefix("Bearer "))
+        .filter(|secret| secret.len() > 8)
+        .map(str::to_owned)
+        .chain([token])
+        .collect();
+    server.assert_no_secret_in_logs(&secrets.iter().map(String::as_str).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn rs256_es256_and_eddsa_jwts_are_accepted_from_a_jwks_file() {
+    let dir = TempDir::new("http-jwt");
+    let keys = keys();
+    let server = HttpServer::start(
+        dir.path(),
+        &dir.path().join("reviews.db"),
+        &[
+            "--jwt-issuer",
+            ISSUER,
+            "--jwks-file",
+            path(&write_jwks(dir.path(), &[&keys.rsa, &keys.ec, &keys.ed])),
+        ],
+    );
+    let now = now();
+    let mut secrets = Vec::new();
+    for (key, scopes) in [
+        (&keys.rsa, json!({"scope": "reviews.read"})),
+        (&keys.ec, json!({"scp": ["reviews.read", "other"]})),
+        (&keys.ed, json!({"scope": "openid reviews.read"})),
+    ] {
+        let mut claims = json!({
+            // An expiry a little in the past is within the 60 s leeway.
+            "iss": ISSUER, "aud": server.resource(), "sub": "ada", "exp": now - 20,
+        });
+        merge(&mut claims, scopes);
+        let jwt = key.sign(&claims);
+        let client = server.client(Some(&jwt)).await;
+        let page = call(&client, "movies_search", json!({"limit": 1})).await;
+        assert_eq!(page["isError"], false, "{}: {page}", key.kid);
+        client.cancel().await.unwrap();
+        secrets.push(jwt);
+    }
+    // Over HTTP, in the metadata: the issuer is the authorization server.
+    let metadata = server
+        .get_json("/.well-known/oauth-protected-resource")
+        .await;
+    assert_eq!(metadata["authorization_servers"], json!([ISSUER]));
+    server.assert_no_secret_in_logs(&secrets.iter().map(String::as_str).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn a_token_without_the_scope_a_tool_declares_gets_403_and_writes_nothing() {
+    let dir = TempDir::new("http-403");
+    let (reader, reader_entry) = mint(dir.path(), "reviews.read");
+    let (writer, writer_entry) = mint(dir.path(), "reviews.write");
+    let (both, both_entry) = mint(dir.path(), "reviews.read,reviews.write");
+    let server = HttpServer::start(
+        dir.path(),
+        &dir.path().join("reviews.db"),
+        &[
+            "--tokens",
+            &format!("{reader_entry};{writer_entry};{both_entry}"),
+            "--jwt-issuer",
+            ISSUER,
+            "--jwks-file",
+            path(&write_jwks(dir.path(), &[&keys().ec])),
+        ],
+    );
+    let movie = first_movie(&server, &both).await;
+    let author = first_author(&server, &both).await;
+    let before = review_count(&server, &both, &author).await;
+    let jwt_reader = keys().ec.sign(&json!({
+        "iss": ISSUER, "aud": server.resource(), "exp": now() + 600, "scope": "reviews.read",
+    }));
+    let write_challenge = format!(
+        "Bearer error=\"insufficient_scope\", scope=\"reviews.write\", resource_metadata=\"{}\"",
+        server.metadata_url()
+    );
+    let read_challenge = write_challenge.replace("reviews.write", "reviews.read");
+    let delete = json!({
+        "jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "reviews_delete", "arguments": {"reviewId": "00000000-0000-0000-0000-000000000000"}},
+    });
+    let search = json!({
+        "jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "movies_search", "arguments": {}},
+    });
+    for (case, token, body, expected) in [
+        (
+            "a read token writing",
+            &reader,
+            write_call(&movie, &author),
+            &write_challenge,
+        ),
+        (
+            "a read JWT writing",
+            &jwt_reader,
+            write_call(&movie, &author),
+            &write_challenge,
+        ),
+        ("a read token deleting", &reader, delete, &write_challenge),
+        (
+            "a write token searching",
+            &writer,
+            search.clone(),
+            &read_challenge,
+        ),
+        (
+            "a read token with a write hidden in a batch",
+            &reader,
+            json!([search, write_call(&movie, &author)]),
+            &write_challenge,
+        ),
+    ] {
+        let response = server.post(Some(&bearer(token.clone())), &body).await;
+        assert_eq!(response.status(), 403, "{case}");
+        assert_eq!(www_authenticate(&response), *expected, "{case}");
+    }
+    assert_eq!(
+        review_count(&server, &both, &author).await,
+        before,
+        "a refused write ran"
+    );
+
+    // A write token writes; an unknown tool is the protocol's error, for any valid token.
+    let response = server
+        .post(Some(&bearer(writer.clone())), &write_call(&movie, &author))
+        .await;
+    assert_eq!(response.status(), 200);
+    let answer: Value = response.json().await.unwrap();
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert_eq!(review_count(&server, &both, &author).await, before + 1);
+    let unknown = json!({
+        "jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "reviews_burn", "arguments": {}},
+    });
+    let answer: Value = server
+        .post(Some(&bearer(reader.clone())), &unknown)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    server.assert_no_secret_in_logs(&[&reader, &writer, &both, &jwt_reader]);
+}
+
+#[tokio::test]
+async fn the_metadata_healthz_hosts_origins_and_body_limit() {
+    let dir = TempDir::new("http-edges");
+    let (token, entry) = mint(dir.path(), "reviews.read");
+    let server = HttpServer::start(
+        dir.path(),
+        &dir.path().join("reviews.db"),
+        &[
+            "--tokens",
+            &entry,
+            "--max-body-bytes",
+            "4096",
+            "--allowed-origin",
+            "http://localhost:6274",
+        ],
+    );
+    let expected = json!({
+        "resource": server.resource(),
+        "scopes_supported": ["reviews.read", "reviews.write"],
+        "bearer_methods_supported": ["header"],
+        "resource_name": "Movie reviews",
+    });
+    assert_eq!(
+        server
+            .get_json("/.well-known/oauth-protected-resource")
+            .await,
+        expected
+    );
+    assert_eq!(
+        server
+            .get_json("/.well-known/oauth-protected-resource/mcp")
+            .await,
+        expected
+    );
+    let health = http_client()
+        .get(format!("{}/healthz", server.origin()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), 200);
+    assert_eq!(health.text().await.unwrap(), "ok\n");
+
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let post = |headers: &[(&str, &str)]| {
+        let mut request = http_client()
+            .post(server.url())
+            .bearer_auth(&token)
+            .header("accept", "application/json, text/event-stream")
+            .json(&list);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request.send()
+    };
+    let origin = server.origin();
+    for (case, headers, status) in [
+        ("a plain request", vec![], 200),
+        (
+            "the server's own origin",
+            vec![("origin", origin.as_str())],
+            200,
+        ),
+        (
+            "an origin named with --allowed-origin",
+            vec![("origin", "http://localhost:6274")],
+            200,
+        ),
+        (
+            "a rebound host name",
+            vec![("host", "evil.example.com")],
+            403,
+        ),
+        (
+            "another origin",
+            vec![("origin", "http://evil.example.com")],
+            403,
+        ),
+    ] {
+        assert_eq!(post(&headers).await.unwrap().status(), status, "{case}");
+    }
+    let big = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "movies_search", "arguments": {"query": "x".repeat(5000)}},
+    });
+    let response = server.post(Some(&bearer(token.clone())), &big).await;
+    assert_eq!(response.status(), 413);
+    server.assert_no_secret_in_logs(&[&token]);
+}
+
+// Multi-threaded: the JWKS server answers while the test waits for the server to start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_from_a_jwks_url_follow_rotation_and_bogus_kids_do_not_hammer_it() {
+    let dir = TempDir::new("http-jwks-url");
+    let first = TestKey::ed25519("first");
+    let second = TestKey::es256("second");
+    let jwks = JwksServer::start(jwks_document(&[&first])).await;
+    let server = HttpServer::start(
+        dir.path(),
+        &dir.path().join("reviews.db"),
+        &["--jwt-issuer", ISSUER, "--jwks-url", &jwks.url],
+    );
+    let claims = json!({
+        "iss": ISSUER, "aud": server.resource(), "exp": now() + 600, "scope": "reviews.read",
+    });
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let status = |jwt: String| {
+        let server = &server;
+        let list = &list;
+        async move { server.post(Some(&bearer(jwt)), list).await.status() }
+    };
+    assert_eq!(jwks.fetches(), 1, "fetched at start-up");
+    assert_eq!(status(first.sign(&claims)).await, 200);
+    assert_eq!(jwks.fetches(), 1, "a known key needs no fetch");
+
+    jwks.publish(jwks_document(&[&second]));
+    assert_eq!(
+        status(second.sign(&claims)).await,
+        200,
+        "the new key is fetched"
+    );
+    assert_eq!(jwks.fetches(), 2);
+    // The first key is gone from the cache with the document it came in.
+    assert_eq!(status(first.sign(&claims)).await, 401);
+    for bogus in 0..5 {
+        let key = TestKey::ed25519(&format!("bogus-{bogus}"));
+        assert_eq!(status(key.sign(&claims)).await, 401);
+    }
+    assert_eq!(
+        jwks.fetches(),
+        2,
+        "unknown kids within 30 s fetch nothing more"
+    );
+}
+
+#[test]
+fn a_non_loopback_address_without_authentication_needs_the_insecure_flag() {
+    let dir = TempDir::new("http-insecure");
+    let database = dir.path().join("reviews.db");
+    let refused = run(http_command(dir.path(), &database, "0.0.0.0:0", &[]));
+    assert!(!refused.status.success());
+    assert!(
+        refused
+            .stderr
+            .contains("refusing to serve 0.0.0.0:0 without authentication")
+            && refused.stderr.contains("--insecure-no-auth"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!database.exists(), "refused before touching the database");
+
+    let mut server = HttpServer::spawn(http_command(
+        dir.path(),
+        &database,
+        "0.0.0.0:0",
+        &["--insecure-no-auth"],
+    ));
+    server.terminate_and_expect_success();
+}
+
+#[tokio::test]
+async fn sigterm_lets_calls_finish_then_exits_0() {
+    let dir = TempDir::new("http-sigterm");
+    let mut server = HttpServer::start(dir.path(), &dir.path().join("reviews.db"), &[]);
+    let client = server.client(None).await;
+    let page = call(&client, "movies_search", json!({"limit": 1})).await;
+    assert_eq!(page["isError"], false);
+    drop(client);
+    server.terminate_and_expect_success();
+    assert!(
+        server.logs().contains("stopped serving"),
+        "{}",
+        server.logs()
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server
+
+/// The binary serving HTTP on a free loopback port, its stderr collected as it arrives (at trace
+/// level, so the no-token-in-logs check sees everything). Killed on drop if still running.
+struct HttpServer {
+    child: Child,
+    port: u16,
+    logs: Arc<Mutex<String>>,
+}
+
+fn http_command(dir: &Path, database: &Path, address: &str, args: &[&str]) -> Command {
+    let mut command = common::command(dir);
+    command
+        .arg("--database")
+        .arg(database)
+        .arg("--http")
+        .arg(address)
+        .args(args)
+        .env("RUST_LOG", "trace");
+    for (name, _) in std::env::vars().filter(|(name, _)| name.starts_with("MOVIE_REVIEWS_")) {
+        command.env_remove(name);
+    }
+    command
+}
+
+impl HttpServer {
+    fn start(dir: &Path, database: &Path, args: &[&str]) -> HttpServer {
+        HttpServer::spawn(http_command(dir, database, "127.0.0.1:0", args))
+    }
+
+    /// Spawns `command` and waits for the line that names the bound address.
+    fn spawn(mut command: Command) -> HttpServer {
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn the server");
+        let logs = Arc::new(Mutex::new(String::new()));
+        let (port_sender, port_receiver) = std::sync::mpsc::channel();
+        let stderr = child.stderr.take().expect("piped stderr");
+        let collected = Arc::clone(&logs);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(port) = bound_port(&line) {
+                    let _ = port_sender.send(port);
+                }
+                let mut logs = collected.lock().unwrap();
+                logs.push_str(&line);
+                logs.push('\n');
+            }
+        });
+        let port = port_receiver
+            .recv_timeout(READ_TIMEOUT)
+            .unwrap_or_else(|_| {
+                let _ = child.kill();
+                panic!(
+                    "the server did not say where it listens:\n{}",
+                    logs.lock().unwrap()
+                )
+            });
+        HttpServer { child, port, logs }
+    }
+
+    fn origin(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn url(&self) -> String {
+        format!("{}/mcp", self.origin())
+    }
+
+    /// The resource URL: what a JWT's audience must be.
+    fn resource(&self) -> String {
+        self.url()
+    }
+
+    fn metadata_url(&self) -> String {
+        format!("{}/.well-known/oauth-protected-resource/mcp", self.origin())
+    }
+
+    fn logs(&self) -> String {
+        self.logs.lock().unwrap().clone()
+    }
+
+    /// An MCP client connected over Streamable HTTP, with `token` as its bearer token.
+    async fn client(
+        &self,
+        token: Option<&str>,
+    ) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+        let mut config = StreamableHttpClientTransportConfig::with_uri(self.url());
+        if let Some(token) = token {
+            config = config.auth_header(token);
+        }
+        let transport = StreamableHttpClientTransport::with_client(http_client(), config);
+        ().serve(transport).await.expect("connect over HTTP")
+    }
+
+    /// A raw JSON-RPC POST with an `Authorization` header of `authorization`.
+    async fn post(&self, authorization: Option<&str>, body: &Value) -> reqwest::Response {
+        let mut request = http_client()
+            .post(self.url())
+            .header("accept", "application/json, text/event-stream")
+            .json(body);
+        if let Some(authorization) = authorization {
+            request = request.header("authorization", authorization);
+        }
+        request.send().await.expect("POST /mcp")
+    }
+
+    async fn get_json(&self, path: &str) -> Value {
+        let response = http_client()
+            .get(format!("{}{path}", self.origin()))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "GET {path}");
+        response.json().await.unwrap()
+    }
+
+    fn terminate_and_expect_success(&mut self) {
+        let status = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status()
+            .expect("run kill");
+        assert!(status.success());
+        let deadline = Instant::now() + EXIT_TIMEOUT;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no exit after SIGTERM:\n{}",
+                self.logs()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(status.success(), "{status}:\n{}", self.logs());
+    }
+
+    fn assert_no_secret_in_logs(&self, secrets: &[&str]) {
+        let logs = self.logs();
+        assert!(logs.lines().count() > 5, "the logs were captured:\n{logs}");
+        for secret in secrets {
+            assert!(!logs.contains(secret), "a token is in the logs:\n{logs}");
+            // Nor the signature part of a JWT on its own.
+            if let Some(signature) = secret.rsplit('.').next().filter(|part| part.len() > 16) {
+                assert!(
+                    !logs.contains(signature),
+                    "a signature is in the logs:\n{logs}"
+                );
+            }
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The port in the line `serving MCP over HTTP on http://ADDRESS/mcp`.
+fn bound_port(line: &str) -> Option<u16> {
+    let rest = line.split("serving MCP over HTTP on http://").nth(1)?;
+    let address = rest.split("/mcp").next()?;
+    address.rsplit(':').next()?.parse().ok()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calls
+
+async fn call(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    tool: &str,
+    arguments: Value,
+) -> Value {
+    let mut request = CallToolRequestParams::new(tool.to_owned());
+    request.arguments = arguments.as_object().cloned();
+    let result = client.call_tool(request).await.expect("tools/call");
+    serde_json::to_value(result).unwrap()
+}
+
+fn write_call(movie: &Value, author: &Value) -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "reviews_write", "arguments": {"stars": 5, "movieId": movie, "authorId": author}},
+    })
+}
+
+/// The result of a `tools/call` posted with `token`.
+async fn tool_result(server: &HttpServer, token: &str, tool: &str, arguments: Value) -> Value {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    });
+    let response = server.post(Some(&bearer(token.to_owned())), &body).await;
+    assert_eq!(response.status(), 200, "{tool}");
+    let answer: Value = response.json().await.unwrap();
+    answer["result"]["structuredContent"].clone()
+}
+
+async fn first_movie(server: &HttpServer, token: &str) -> Value {
+    tool_result(server, token, "movies_search", json!({"limit": 1})).await["items"][0]["id"].clone()
+}
+
+async fn first_author(server: &HttpServer, token: &str) -> Value {
+    tool_result(server, token, "authors_search", json!({"limit": 1})).await["items"][0]["id"]
+        .clone()
+}
+
+async fn review_count(server: &HttpServer, token: &str, author: &Value) -> u64 {
+    let page = tool_result(server, token, "reviews_list", json!({"authorId": author})).await;
+    page["totalCount"].as_u64().expect("a count")
+}
+
+/// An HTTP client. reqwest is built without a TLS provider of its own (as in the server); the
+/// tests speak plain HTTP, but a client cannot be built without one.
+fn http_client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
+fn www_authenticate(response: &reqwest::Response) -> &str {
+    response
+        .headers()
+        .get("www-authenticate")
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or("")
+}
+
+fn bearer(token: String) -> String {
+    format!("Bearer {token}")
+}
+
+/// `token --scopes SCOPES`: the token and its tokens-file line.
+fn mint(dir: &Path, scopes: &str) -> (String, String) {
+    let mut command = common::command(dir);
+    command.args(["token", "--scopes", scopes]);
+    let minted = run(command);
+    assert!(minted.status.success(), "{}", minted.stderr);
+    let lines: Vec<&str> = minted
+        .stdout
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", minted.stdout);
+    (lines[0].to_owned(), lines[1].to_owned())
+}
+
+fn path(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 temp path")
+}
+
+fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|since| since.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+fn merge(target: &mut Value, changes: Value) {
+    if let (Some(target), Value::Object(changes)) = (target.as_object_mut(), changes) {
+        for (name, value) in changes {
+            if value.is_null() {
+                target.remove(&name);
+            } else {
+                target.insert(name, value);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keys and JWTs
+
+/// A signing key with its kid, and its public half as a JWK.
+struct TestKey {
+    kid: String,
+    signer: Signer,
+}
+
+enum Signer {
+    Rsa(Box<rsa::PrivateKey>),
+    Ec(p256::ecdsa::SigningKey),
+    Ed(ed25519_dalek::SigningKey),
+}
+
+struct Keys {
+    rsa: TestKey,
+    ec: TestKey,
+    ed: TestKey,
+}
+
+/// The keys every test shares, made once: RSA key generation is the slow part.
+fn keys() -> &'static Keys {
+    static KEYS: OnceLock<Keys> = OnceLock::new();
+    KEYS.get_or_init(|| Keys {
+        rsa: TestKey::rs256("rsa-1"),
+        ec: TestKey::es256("ec-1"),
+        ed: TestKey::ed25519("ed-1"),
+    })
+}
+
+fn random_32() -> [u8; 32] {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).expect("the OS RNG");
+    bytes
+}
+
+impl TestKey {
+    fn rs256(kid: &str) -> TestKey {
+        let key = rsa::PrivateKey::new(&mut getrandom::SysRng, 2048).expect("an RSA key");
+        TestKey {
+            kid: kid.to_owned(),
+            signer: Signer::Rsa(Box::new(key)),
+        }
+    }
+
+    fn es256(kid: &str) -> TestKey {
+        let key = loop {
+            // Almost every 32 random bytes are a valid P-256 scalar.
+            if let Ok(key) = p256::ecdsa::SigningKey::from_slice(&random_32()) {
+                break key;
+            }
+        };
+        TestKey {
+            kid: kid.to_owned(),
+            signer: Signer::Ec(key),
+        }
+    }
+
+    fn ed25519(kid: &str) -> TestKey {
+        TestKey {
+            kid: kid.to_owned(),
+            signer: Signer::Ed(ed25519_dalek::SigningKey::from_bytes(&random_32())),
+        }
+    }
+
+    fn alg(&self) -> &'static str {
+        match self.signer {
+            Signer::Rsa(_) => "RS256",
+            Signer::Ec(_) => "ES256",
+            Signer::Ed(_) => "EdDSA",
+        }
+    }
+
+    fn jwk(&self) -> Value {
+        let b64 = |bytes: &[u8]| URL_SAFE_NO_PAD.encode(bytes);
+        match &self.signer {
+            Signer::Rsa(key) => {
+                use rsa::traits::PublicKeyParts;
+                json!({"kty": "RSA", "kid": self.kid, "use": "sig", "alg": "RS256",
+                       "n": b64(&key.n_bytes()), "e": b64(&key.e_bytes())})
+            }
+            Signer::Ec(key) => {
+                let point = key.verifying_key().to_sec1_point(false);
+                json!({"kty": "EC", "kid": self.kid, "crv": "P-256",
+                       "x": b64(point.x().unwrap()), "y": b64(point.y().unwrap())})
+            }
+            Signer::Ed(key) => json!({"kty": "OKP", "kid": self.kid, "crv": "Ed25519",
+                                      "x": b64(key.verifying_key().as_bytes())}),
+        }
+    }
+
+    fn sign(&self, claims: &Value) -> String {
+        self.sign_as(&self.kid, claims)
+    }
+
+    /// A JWT signed with this key but naming `kid` in its header.
+    fn sign_as(&self, kid: &str, claims: &Value) -> String {
+        let header = json!({"alg": self.alg(), "typ": "JWT", "kid": kid});
+        let input = signing_input(&header, claims);
+        let signature = match &self.signer {
+            Signer::Rsa(key) => key
+                .pkcs1v15_sign::<rsa::sha2::Sha256>(input.as_bytes())
+                .expect("an RSA signature"),
+            Signer::Ec(key) => {
+                use p256::ecdsa::signature::Signer as _;
+                let signature: p256::ecdsa::Signature = key.sign(input.as_bytes());
+                signature.to_bytes().to_vec()
+            }
+            Signer::Ed(key) => {
+                use ed25519_dalek::Signer as _;
+                key.sign(input.as_bytes()).to_bytes().to_vec()
+            }
+        };
+        format!("{input}.{}", URL_SAFE_NO_PAD.encode(signature))
+    }
+}
+
+fn signing_input(header: &Value, claims: &Value) -> String {
+    let part = |value: &Value| URL_SAFE_NO_PAD.encode(value.to_string());
+    format!("{}.{}", part(header), part(claims))
+}
+
+fn unsigned(header: &Value, claims: &Value) -> String {
+    format!("{}.", signing_input(header, claims))
+}
+
+/// The old confusion attack: HS256 with the RSA public key as the shared secret.
+fn hs256(key: &TestKey, claims: &Value) -> String {
+    use sha2::{Digest, Sha256};
+    let secret = match &key.signer {
+        Signer::Rsa(key) => {
+            use rsa::traits::PublicKeyParts;
+            key.n_bytes().to_vec()
+        }
+        _ => unreachable!("only the RSA key is used"),
+    };
+    let input = signing_input(
+        &json!({"alg": "HS256", "typ": "JWT", "kid": key.kid}),
+        claims,
+    );
+    // HMAC-SHA256 by its definition (RFC 2104), to need no HMAC crate.
+    let mut block = [0u8; 64];
+    if secret.len() > 64 {
+        block[..32].copy_from_slice(&Sha256::digest(&secret));
+    } else {
+        block[..secret.len()].copy_from_slice(&secret);
+    }
+    let pad = |byte: u8| block.iter().map(|b| b ^ byte).collect::<Vec<u8>>();
+    let inner = Sha256::new()
+        .chain_update(pad(0x36))
+        .chain_update(input.as_bytes())
+        .finalize();
+    let mac = Sha256::new()
+        .chain_update(pad(0x5c))
+        .chain_update(inner)
+        .finalize();
+    format!("{input}.{}", URL_SAFE_NO_PAD.encode(mac))
+}
+
+/// The JWT with its claims replaced by others that grant more, its signature kept.
+fn tamper(jwt: &str) -> String {
+    let parts: Vec<&str> = jwt.split('.').collect();
+    let mut claims: Value =
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[1]).unwrap()).unwrap();
+    claims["scope"] = json!("reviews.read reviews.write");
+    format!(
+        "{}.{}.{}",
+        parts[0],
+        URL_SAFE_NO_PAD.encode(claims.to_string()),
+        parts[2]
+    )
+}
+
+fn jwks_document(keys: &[&TestKey]) -> Value {
+    json!({"keys": keys.iter().map(|key| key.jwk()).collect::<Vec<_>>()})
+}
+
+fn write_jwks(dir: &Path, keys: &[&TestKey]) -> PathBuf {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let file = dir.join(format!(
+        "jwks-{}.json",
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    // An HMAC key in the set must be ignored, never used.
+    let mut document = jwks_document(keys);
+    document["keys"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"kty": "oct", "kid": "hmac", "k": URL_SAFE_NO_PAD.encode(b"secret")}));
+    std::fs::write(&file, document.to_string()).unwrap();
+    file
+}
+
+/// A JWKS served on loopback by the test, counting its fetches; `publish` rotates the keys.
+struct JwksServer {
+    url: String,
+    document: Arc<Mutex<Value>>,
+    fetches: Arc<AtomicUsize>,
+}
+
+impl JwksServer {
+    async fn start(document: Value) -> JwksServer {
+        let document = Arc::new(Mutex::new(document));
+        let fetches = Arc::new(AtomicUsize::new(0));
+        let (served, counted) = (Arc::clone(&document), Arc::clone(&fetches));
+        let app = axum::Router::new().route(
+            "/jwks.json",
+            axum::routing::get(move || {
+                let (served, counted) = (Arc::clone(&served), Arc::clone(&counted));
+                async move {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    let body = served.lock().unwrap().to_string();
+                    ([("content-type", "application/json")], body)
+                }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/jwks.json", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        JwksServer {
+            url,
+            document,
+            fetches,
+        }
+    }
+
+    fn publish(&self, document: Value) {
+        *self.document.lock().unwrap() = document;
+    }
+
+    fn fetches(&self) -> usize {
+        self.fetches.load(Ordering::SeqCst)
+    }
+}

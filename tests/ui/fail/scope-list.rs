@@ -1,0 +1,11 @@
+use toolkit::Tool;
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Out {}
+
+/// Does one thing.
+#[derive(Tool)]
+#[tool(name = "t", title = "T", scope = "reviews.read reviews.write", output = Out, read_only = true, destructive = false, idempotent = true, open_world = false)]
+pub struct Args {}
+
+fn main() {}
