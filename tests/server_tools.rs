@@ -33,7 +33,10 @@ impl Client {
         let store = Store::open(&folder.path().join("reviews.db"))
             .await
             .unwrap();
-        store.replace_all(movies, authors, reviews).await.unwrap();
+        store
+            .replace_all(movies, authors, reviews, &mut |_, _, _| {})
+            .await
+            .unwrap();
         Client::serving(store, folder).await
     }
 
@@ -103,6 +106,14 @@ impl Client {
             Ok(value) => panic!("{tool} {arguments} succeeded: {value}"),
             Err(text) => text,
         }
+    }
+
+    /// Every movie, author and review, as the list tools show them.
+    async fn everything(&self) -> Vec<Value> {
+        let mut everything = self.all_pages("movies_search", json!({}), 50).await;
+        everything.extend(self.all_pages("authors_search", json!({}), 50).await);
+        everything.extend(self.all_pages("reviews_list", json!({}), 50).await);
+        everything
     }
 
     /// Every item of a list tool, a page of `limit` at a time, checking each page's paging.
@@ -1254,16 +1265,136 @@ async fn two_databases_from_the_same_seed_hold_identical_data() {
     for seed in [11, 11, 12] {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("seeded.db");
-        movie_reviews_mcp::seed_database(&path, size, seed)
+        movie_reviews_mcp::seed_database(&path, size, seed, &mut |_, _, _| {})
             .await
             .unwrap();
         let client = Client::serving(Store::open(&path).await.unwrap(), folder).await;
-        let mut everything = client.all_pages("movies_search", json!({}), 50).await;
-        everything.extend(client.all_pages("authors_search", json!({}), 50).await);
-        everything.extend(client.all_pages("reviews_list", json!({}), 50).await);
-        answers.push(everything);
+        answers.push(client.everything().await);
     }
     assert_eq!(answers[0], answers[1]);
     assert_ne!(answers[0], answers[2]);
     assert_eq!(demo::generate(size, 11), demo::generate(size, 11));
+}
+
+/// Seeding drops the indexes and triggers while it loads: seeding over a database that holds
+/// data and has been written to must leave it as a new database seeded alike, with every index
+/// and trigger back, its counts kept again on the next write, and search finding the new titles.
+#[tokio::test]
+async fn seeding_over_a_used_database_equals_seeding_a_new_one() {
+    let size = Size {
+        movies: 60,
+        authors: 15,
+        reviews: 300,
+    };
+    let schema = |path: std::path::PathBuf| async move {
+        let store = Store::open(&path).await.unwrap();
+        store.close().await;
+        let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&path);
+        let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
+            .await
+            .unwrap();
+        let schema: Vec<(String, String)> = sqlx::query_as(
+            "SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name",
+        )
+        .fetch_all(&mut connection)
+        .await
+        .unwrap();
+        schema
+    };
+    let folder = tempfile::tempdir().unwrap();
+    let fresh = folder.path().join("fresh.db");
+    let used = folder.path().join("used.db");
+    movie_reviews_mcp::seed_database(&fresh, size, 5, &mut |_, _, _| {})
+        .await
+        .unwrap();
+    let fresh_schema = schema(fresh.clone()).await;
+    assert!(
+        fresh_schema
+            .iter()
+            .any(|(name, _)| name == "reviews_in_order")
+    );
+    assert!(
+        fresh_schema
+            .iter()
+            .any(|(name, _)| name == "movies_search_insert")
+    );
+
+    // A database with other data, written to.
+    movie_reviews_mcp::seed_database(&used, size, 99, &mut |_, _, _| {})
+        .await
+        .unwrap();
+    {
+        let client = Client::serving(
+            Store::open(&used).await.unwrap(),
+            tempfile::tempdir().unwrap(),
+        )
+        .await;
+        let movie =
+            client.ok("movies_search", json!({ "limit": 1 })).await["items"][0]["id"].clone();
+        let author =
+            client.ok("authors_search", json!({ "limit": 1 })).await["items"][0]["id"].clone();
+        client
+            .ok(
+                "reviews_write",
+                json!({ "stars": 5, "movieId": movie, "authorId": author }),
+            )
+            .await;
+    }
+    let mut stages = Vec::new();
+    movie_reviews_mcp::seed_database(&used, size, 5, &mut |stage, done, total| {
+        stages.push((stage, done, total))
+    })
+    .await
+    .unwrap();
+    assert_eq!(stages.last().map(|stage| stage.0), Some("search indexes"));
+    assert!(stages.contains(&("reviews", 300, 300)), "{stages:?}");
+    assert_eq!(schema(used.clone()).await, fresh_schema);
+
+    let fresh_client = Client::serving(
+        Store::open(&fresh).await.unwrap(),
+        tempfile::tempdir().unwrap(),
+    )
+    .await;
+    let used_client = Client::serving(
+        Store::open(&used).await.unwrap(),
+        tempfile::tempdir().unwrap(),
+    )
+    .await;
+    assert_eq!(
+        used_client.everything().await,
+        fresh_client.everything().await
+    );
+
+    // The triggers are back: a write is counted, and search finds a seeded title.
+    let movie = used_client.ok("movies_search", json!({ "limit": 1 })).await["items"][0].clone();
+    let author = used_client
+        .ok("authors_search", json!({ "limit": 1 }))
+        .await["items"][0]["id"]
+        .clone();
+    used_client
+        .ok(
+            "reviews_write",
+            json!({ "stars": 1, "movieId": movie["id"], "authorId": author }),
+        )
+        .await;
+    let after = used_client
+        .ok("movies_get", json!({ "movieId": movie["id"] }))
+        .await;
+    assert_eq!(
+        after["reviewCount"].as_u64(),
+        movie["reviewCount"].as_u64().map(|count| count + 1)
+    );
+    let title = movie["title"].as_str().unwrap();
+    let found = used_client
+        .ok("movies_search", json!({ "query": &title[1..] }))
+        .await;
+    assert!(
+        found["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|item| item["id"] == movie["id"])
+    );
+    let total = used_client.ok("reviews_list", json!({ "limit": 1 })).await["totalCount"].clone();
+    assert_eq!(total, json!(301));
 }

@@ -17,6 +17,7 @@ pub mod cli;
 pub mod demo;
 pub mod http;
 pub mod model;
+mod progress;
 pub mod serve;
 pub mod stdio;
 pub mod store;
@@ -67,13 +68,21 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
                 authors,
                 reviews,
             };
-            let made = seed_database(&database, size, seed).await?;
+            let started = std::time::Instant::now();
+            let mut progress = progress::SeedProgress::new();
+            let made = seed_database(&database, size, seed, &mut |stage, done, total| {
+                progress.update(stage, done, total)
+            })
+            .await;
+            progress.finish();
+            let made = made?;
             eprintln!(
-                "Seeded {} with {} movies, {} authors and {} reviews (seed {seed}).",
+                "Seeded {} with {} movies, {} authors and {} reviews (seed {seed}) in {:.1} s.",
                 database.display(),
                 made.movies,
                 made.authors,
-                made.reviews
+                made.reviews,
+                started.elapsed().as_secs_f64()
             );
             Ok(ExitCode::SUCCESS)
         }
@@ -146,9 +155,14 @@ pub async fn open_or_create(path: &Path) -> Result<Store, Error> {
     Ok(store)
 }
 
-/// Replaces everything in the database at `path` with generated data, and says how much was
-/// made (no reviews without movies or authors to review).
-pub async fn seed_database(path: &Path, size: Size, seed: u64) -> Result<Size, Error> {
+/// Replaces everything in the database at `path` with generated data, telling `progress` how
+/// far it has got, and says how much was made (no reviews without movies or authors to review).
+pub async fn seed_database(
+    path: &Path,
+    size: Size,
+    seed: u64,
+    progress: store::Progress<'_>,
+) -> Result<Size, Error> {
     if let Some(folder) = path
         .parent()
         .filter(|folder| !folder.as_os_str().is_empty())
@@ -158,7 +172,7 @@ pub async fn seed_database(path: &Path, size: Size, seed: u64) -> Result<Size, E
     let store = Store::open(path).await?;
     let data = demo::generate(size, seed);
     store
-        .replace_all(&data.movies, &data.authors, &data.reviews)
+        .replace_all(&data.movies, &data.authors, &data.reviews, progress)
         .await?;
     store.close().await;
     Ok(Size {

@@ -1,10 +1,9 @@
 //! The `authors` table: search in last-name order, existence.
 
 use serde::Deserialize;
-use sqlx::SqliteConnection;
 use uuid::Uuid;
 
-use super::{Rows, Store, StoreError, fetch_page, fold, page_sql, search_condition};
+use super::{Rows, Store, StoreError, fetch_page, page_sql, search_condition};
 
 /// An author with their review aggregates.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -71,24 +70,4 @@ impl Store {
             .fetch_one(&mut *self.connection().await?)
             .await
     }
-}
-
-pub(super) async fn insert(
-    connection: &mut SqliteConnection,
-    author: &NewAuthor,
-) -> Result<(), StoreError> {
-    sqlx::query(
-        "INSERT INTO authors (id, first_name, last_name, first_name_folded, last_name_folded,
-                              full_name_folded)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )
-    .bind(author.id)
-    .bind(&author.first_name)
-    .bind(&author.last_name)
-    .bind(fold(&author.first_name))
-    .bind(fold(&author.last_name))
-    .bind(fold(&format!("{} {}", author.first_name, author.last_name)))
-    .execute(connection)
-    .await?;
-    Ok(())
 }

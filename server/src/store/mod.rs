@@ -4,6 +4,7 @@
 
 mod authors;
 mod connections;
+mod load;
 mod movies;
 mod reviews;
 
@@ -19,6 +20,7 @@ use uuid::Uuid;
 use connections::{Connections, Pooled};
 
 pub use authors::{AuthorRow, NewAuthor};
+pub use load::Progress;
 pub use movies::{MovieRow, NewMovie};
 pub use reviews::{NewReview, ReviewFilter, ReviewRow};
 
@@ -104,26 +106,30 @@ impl Store {
             transaction.rollback().await?;
             return Ok(false);
         }
-        insert_all(&mut transaction, movies, authors, reviews).await?;
+        load::replace_everything(
+            &mut transaction,
+            movies,
+            authors,
+            reviews,
+            &mut |_, _, _| {},
+        )
+        .await?;
         transaction.commit().await?;
         Ok(true)
     }
 
-    /// Replaces everything in the database with the given rows, in one transaction.
+    /// Replaces everything in the database with the given rows, in one transaction, telling
+    /// `progress` how far it has got.
     pub async fn replace_all(
         &self,
         movies: &[NewMovie],
         authors: &[NewAuthor],
         reviews: &[NewReview],
+        progress: Progress<'_>,
     ) -> Result<(), StoreError> {
         let mut connection = self.writer().await?;
         let mut transaction = connection.begin_with("BEGIN IMMEDIATE").await?;
-        for table in ["reviews", "movies", "authors"] {
-            sqlx::query(sqlx::AssertSqlSafe(format!("DELETE FROM {table}")))
-                .execute(&mut *transaction)
-                .await?;
-        }
-        insert_all(&mut transaction, movies, authors, reviews).await?;
+        load::replace_everything(&mut transaction, movies, authors, reviews, progress).await?;
         transaction.commit().await
     }
 
@@ -154,26 +160,6 @@ async fn migrate(connection: &mut SqliteConnection) -> Result<(), StoreError> {
             Err(error) => return Err(error.into()),
         }
     }
-}
-
-async fn insert_all(
-    transaction: &mut SqliteConnection,
-    movies: &[NewMovie],
-    authors: &[NewAuthor],
-    reviews: &[NewReview],
-) -> Result<(), StoreError> {
-    for movie in movies {
-        movies::insert(&mut *transaction, movie).await?;
-    }
-    for author in authors {
-        authors::insert(&mut *transaction, author).await?;
-    }
-    for review in reviews {
-        if !reviews::insert(&mut *transaction, review).await? {
-            return Err(StoreError::RowNotFound);
-        }
-    }
-    Ok(())
 }
 
 /// The `WHERE` clause that finds the search term bound as `?1` (lowercase and trimmed; `None`

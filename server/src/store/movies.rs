@@ -1,12 +1,11 @@
 //! The `movies` table: search in title order, one movie by id, existence.
 
 use serde::Deserialize;
-use sqlx::SqliteConnection;
 use uuid::Uuid;
 
 use super::reviews::{REVIEW_JSON, REVIEW_ORDER};
 use super::{
-    ReviewRow, Rows, Store, StoreError, fetch_page, fold, from_json, page_sql, search_condition,
+    ReviewRow, Rows, Store, StoreError, fetch_page, from_json, page_sql, search_condition,
 };
 
 /// A movie with its review aggregates.
@@ -90,17 +89,4 @@ impl Store {
             .fetch_one(&mut *self.connection().await?)
             .await
     }
-}
-
-pub(super) async fn insert(
-    connection: &mut SqliteConnection,
-    movie: &NewMovie,
-) -> Result<(), StoreError> {
-    sqlx::query("INSERT INTO movies (id, title, title_folded) VALUES (?1, ?2, ?3)")
-        .bind(movie.id)
-        .bind(&movie.title)
-        .bind(fold(&movie.title))
-        .execute(connection)
-        .await?;
-    Ok(())
 }

@@ -2,7 +2,7 @@
 //! the reviews of a set of movies or authors, and writes.
 
 use serde::Deserialize;
-use sqlx::{FromRow, QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::{FromRow, QueryBuilder, Sqlite};
 use uuid::Uuid;
 
 use super::{Rows, Store, StoreError, fetch_page, from_json, page_sql};
@@ -189,19 +189,3 @@ const INSERT_REVIEW: &str = "INSERT INTO reviews (id, movie_id, author_id, stars
             a.last_name_folded, a.last_name, a.first_name_folded, a.first_name
      FROM movies m, authors a
      WHERE m.id = ?2 AND a.id = ?3";
-
-/// Inserts a review (see [`INSERT_REVIEW`]); false when its movie or author does not exist.
-pub(super) async fn insert(
-    connection: &mut SqliteConnection,
-    review: &NewReview,
-) -> Result<bool, StoreError> {
-    let inserted = sqlx::query(INSERT_REVIEW)
-        .bind(review.id)
-        .bind(review.movie_id)
-        .bind(review.author_id)
-        .bind(review.stars)
-        .execute(connection)
-        .await?
-        .rows_affected();
-    Ok(inserted == 1)
-}
