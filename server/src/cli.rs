@@ -181,8 +181,10 @@ pub struct HttpOptions {
     #[arg(long, env = "MOVIE_REVIEWS_JWT_ISSUER", value_name = "ISSUER")]
     pub jwt_issuer: Option<String>,
 
-    /// Where the issuer publishes its signing keys (JWKS), fetched at start-up, again when a
-    /// token names a key not seen yet (at most every 30 s), and hourly.
+    /// Where the issuer publishes its signing keys (JWKS): an https URL (plain http only on a
+    /// loopback host), whose redirects are not followed. Fetched at start-up, again when a
+    /// token names a key not seen yet (at most every 30 s), and hourly in the background; keys
+    /// not refreshed for 24 h are dropped, and JWTs refused until a fetch succeeds.
     #[arg(
         long,
         env = "MOVIE_REVIEWS_JWKS_URL",
