@@ -30,7 +30,6 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::header::{ALLOW, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, WWW_AUTHENTICATE};
-
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -66,7 +65,8 @@ const REFUSALS_REPORT_INTERVAL: Duration = Duration::from_secs(60);
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
 /// Serves MCP over HTTP on `address` with the database at `database` until `shutdown`
-/// completes; then calls in flight finish and the database is closed.
+/// completes; then calls in flight finish (for up to `--shutdown-timeout`) and the database is
+/// closed.
 pub async fn run(
     address: SocketAddr,
     options: HttpOptions,

@@ -65,7 +65,10 @@ pub async fn serve(
     stop.cancel();
     let open = connections.len();
     if open > 0 {
-        tracing::info!(open, "waiting for requests in flight to finish");
+        tracing::info!(
+            open,
+            "waiting for {open} open connection(s) to finish their requests"
+        );
     }
     let drained = tokio::time::timeout(limits.shutdown_timeout, async {
         while connections.join_next().await.is_some() {}
