@@ -112,8 +112,55 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
 
     /// The largest request body accepted, in bytes; larger ones get 413.
-    #[arg(long, env = "MOVIE_REVIEWS_MAX_BODY_BYTES", default_value_t = 1 << 20, value_name = "BYTES")]
+    #[arg(
+        long,
+        env = "MOVIE_REVIEWS_MAX_BODY_BYTES",
+        default_value_t = 1 << 20,
+        value_name = "BYTES"
+    )]
     pub max_body_bytes: usize,
+
+    /// How long a client may take to send a request's line and headers, in seconds; then its
+    /// connection is closed. A kept-alive connection left idle as long is closed too.
+    #[arg(
+        long,
+        env = "MOVIE_REVIEWS_HEADER_READ_TIMEOUT",
+        default_value_t = 10,
+        value_parser = clap::value_parser!(u64).range(1..),
+        value_name = "SECONDS"
+    )]
+    pub header_read_timeout: u64,
+
+    /// How long one request may take, from its headers to its answer (reading its body
+    /// included), in seconds; past it the answer is 503.
+    #[arg(
+        long,
+        env = "MOVIE_REVIEWS_REQUEST_TIMEOUT",
+        default_value_t = 60,
+        value_parser = clap::value_parser!(u64).range(1..),
+        value_name = "SECONDS"
+    )]
+    pub request_timeout: u64,
+
+    /// After SIGTERM or Ctrl-C, how long requests in flight may take to finish, in seconds;
+    /// then the connections still open are closed and the server exits.
+    #[arg(
+        long,
+        env = "MOVIE_REVIEWS_SHUTDOWN_TIMEOUT",
+        default_value_t = 30,
+        value_name = "SECONDS"
+    )]
+    pub shutdown_timeout: u64,
+
+    /// The most connections served at once; more wait to be accepted until one closes.
+    #[arg(
+        long,
+        env = "MOVIE_REVIEWS_MAX_CONNECTIONS",
+        default_value_t = 512,
+        value_parser = clap::value_parser!(u32).range(1..),
+        value_name = "N"
+    )]
+    pub max_connections: u32,
 
     /// Turns authentication on with static tokens: a file with one line per token,
     /// `sha256:<hex> scope,scope`, as `movie-reviews-mcp token` prints.
@@ -134,8 +181,10 @@ pub struct HttpOptions {
     #[arg(long, env = "MOVIE_REVIEWS_JWT_ISSUER", value_name = "ISSUER")]
     pub jwt_issuer: Option<String>,
 
-    /// Where the issuer publishes its signing keys (JWKS), fetched at start-up, again when a
-    /// token names a key not seen yet (at most every 30 s), and hourly.
+    /// Where the issuer publishes its signing keys (JWKS): an https URL (plain http only on a
+    /// loopback host), whose redirects are not followed. Fetched at start-up, again when a
+    /// token names a key not seen yet (at most every 30 s), and hourly in the background; keys
+    /// not refreshed for 24 h are dropped, and JWTs refused until a fetch succeeds.
     #[arg(
         long,
         env = "MOVIE_REVIEWS_JWKS_URL",

@@ -1,26 +1,36 @@
 //! Serving MCP over Streamable HTTP: rmcp's stateless service at `/mcp` (any replica can answer
 //! any request, so replicas behind a load balancer share nothing), `GET /healthz`, and, when
 //! authentication is on, the OAuth protected-resource metadata (RFC 9728) and the bearer-token
-//! gate in front of `/mcp`.
+//! gate in front of `/mcp`. Connections are accepted and timed in [`connections`]; CORS for
+//! browser-based clients is [`cors`].
 //!
-//! One request to `/mcp` goes: the token (401 without a valid one), then the body (read whole,
-//! up to the limit, 413 past it), then the scope the called tool declares (403 without it), then
-//! rmcp, which checks the `Host` and `Origin` headers against DNS rebinding and runs the call.
-//! What rmcp parses is the JSON value the gate checked, re-encoded, so the two can never read
-//! one body two ways.
+//! One request to `/mcp` goes: CORS (a preflight is answered there), then the token (401
+//! without a valid one), then the body (read whole, up to the limit, 413 past it), then the
+//! scope the called tool declares (403 without it), then rmcp, which checks the `Host` and
+//! `Origin` headers against DNS rebinding and runs the call. What rmcp parses is the JSON value
+//! the gate checked, re-encoded, so the two can never read one body two ways. The whole request
+//! has `--request-timeout` (503 past it).
+//!
+//! Every tool must declare a scope when authentication is on: the server refuses to start
+//! otherwise, since a tool without one would be open to any valid token.
+
+mod connections;
+mod cors;
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::Poll;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, WWW_AUTHENTICATE};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
+use axum::http::header::{ALLOW, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, WWW_AUTHENTICATE};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -32,11 +42,13 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use toolkit::ToolSpecs;
 
-use crate::auth::jwt::JwtVerifier;
+use crate::auth::jwt::{self, JwtVerifier};
 use crate::auth::tokens::StaticTokens;
 use crate::auth::{Auth, Caller};
 use crate::cli::HttpOptions;
 use crate::{Error, MovieReviews, open_or_create, tools};
+use connections::Limits;
+use cors::Cors;
 
 /// Where MCP is served.
 const MCP_PATH: &str = "/mcp";
@@ -45,11 +57,16 @@ const MCP_PATH: &str = "/mcp";
 /// by the resource's path (`/.well-known/oauth-protected-resource/mcp`).
 const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
+/// The least time between two info lines about refused tokens (each is logged at debug level:
+/// anyone can send them, as fast as they like).
+const REFUSALS_REPORT_INTERVAL: Duration = Duration::from_secs(60);
+
 /// Host names a client on this machine uses; always allowed.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
 /// Serves MCP over HTTP on `address` with the database at `database` until `shutdown`
-/// completes; then calls in flight finish and the database is closed.
+/// completes; then calls in flight finish (for up to `--shutdown-timeout`) and the database is
+/// closed.
 pub async fn run(
     address: SocketAddr,
     options: HttpOptions,
@@ -67,6 +84,7 @@ pub async fn run(
     let store = server.store.clone();
     let stop_rmcp = CancellationToken::new();
     let app = app(server, &settings, &public_url, auth, stop_rmcp.clone());
+    let limits = settings.limits;
     // Poll the shutdown future once, so its signal handlers are in place before the address is
     // announced: a SIGTERM right after the announcement must stop the server gracefully.
     let mut shutdown = Box::pin(shutdown);
@@ -80,9 +98,7 @@ pub async fn run(
         "serving MCP over HTTP on http://{bound}{MCP_PATH}"
     );
     if !signalled {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown)
-            .await?;
+        connections::serve(listener, app, limits, shutdown).await;
     }
     stop_rmcp.cancel();
     store.close().await;
@@ -97,6 +113,8 @@ struct Settings {
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
     max_body_bytes: usize,
+    request_timeout: Duration,
+    limits: Limits,
     tokens: Option<StaticTokens>,
     jwt: Option<JwtSettings>,
     authorization_servers: Vec<String>,
@@ -119,9 +137,9 @@ impl Settings {
                 let text = std::fs::read_to_string(path).map_err(|error| {
                     format!("cannot read the tokens file {}: {error}", path.display())
                 })?;
-                Some(StaticTokens::parse(&text, &path.display().to_string())?)
+                Some(read_tokens(&text, &path.display().to_string())?)
             }
-            (None, Some(entries)) => Some(StaticTokens::parse(entries, "MOVIE_REVIEWS_TOKENS")?),
+            (None, Some(entries)) => Some(read_tokens(entries, "MOVIE_REVIEWS_TOKENS")?),
             (None, None) => None,
         };
         if tokens.as_ref().is_some_and(StaticTokens::is_empty) {
@@ -139,10 +157,14 @@ impl Settings {
                     format!("cannot read the JWKS file {}: {error}", path.display())
                 })?),
             }),
-            (Some(issuer), None, Some(url)) => Some(JwtSettings {
-                issuer,
-                keys: KeySource::Url(url),
-            }),
+            (Some(issuer), None, Some(url)) => {
+                // Before anything else starts: a plain-http URL is a mistake to fix, not to try.
+                jwt::check_key_url(&url)?;
+                Some(JwtSettings {
+                    issuer,
+                    keys: KeySource::Url(url),
+                })
+            }
             (Some(_), None, None) => {
                 return Err(
                     "--jwt-issuer needs the issuer's keys: --jwks-url or --jwks-file".into(),
@@ -177,7 +199,9 @@ impl Settings {
             )
             .into());
         }
-        if !auth_on {
+        if auth_on {
+            require_scopes(&tools::declared_scopes()?)?;
+        } else {
             tracing::warn!("authentication is off: every caller can use every tool");
         }
         let mut authorization_servers = options.authorization_servers;
@@ -192,6 +216,13 @@ impl Settings {
             allowed_hosts: options.allowed_hosts,
             allowed_origins: options.allowed_origins,
             max_body_bytes: options.max_body_bytes,
+            request_timeout: Duration::from_secs(options.request_timeout),
+            limits: Limits {
+                header_read_timeout: Duration::from_secs(options.header_read_timeout),
+                shutdown_timeout: Duration::from_secs(options.shutdown_timeout),
+                // A u32 always fits a usize on the platforms Tokio runs on.
+                max_connections: usize::try_from(options.max_connections).unwrap_or(usize::MAX),
+            },
             tokens,
             jwt,
             authorization_servers,
@@ -256,6 +287,39 @@ impl Settings {
     }
 }
 
+/// The static tokens in `text` (read from `source`), with a warning for each scope that no
+/// tool needs: most likely a typo, and a token with it alone could call nothing.
+fn read_tokens(text: &str, source: &str) -> Result<StaticTokens, Error> {
+    let tokens = StaticTokens::parse(text, source)?;
+    let known = tools::specs().scopes();
+    for (line, scope) in tokens.unknown_scopes(&known) {
+        tracing::warn!(
+            "{source}, entry {line}: no tool needs the scope {scope:?}; the scopes are {}",
+            known.join(", ")
+        );
+    }
+    Ok(tokens)
+}
+
+/// Refuses to authenticate callers while a tool declares no scope: any valid token could call
+/// it, which is easy to miss when a tool is added.
+fn require_scopes(tools: &[(String, Option<&'static str>)]) -> Result<(), Error> {
+    let unscoped: Vec<&str> = tools
+        .iter()
+        .filter(|(_, scope)| scope.is_none())
+        .map(|(name, _)| name.as_str())
+        .collect();
+    if unscoped.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "authentication is on, but these tools declare no scope, so any valid token could \
+         call them: {}; give each one `scope = \"…\"` in its #[tool(...)]",
+        unscoped.join(", ")
+    )
+    .into())
+}
+
 /// What the gate in front of `/mcp` needs.
 struct Gate {
     auth: Option<Auth>,
@@ -263,7 +327,39 @@ struct Gate {
     max_body_bytes: usize,
     /// The URL of the metadata document, which every challenge names.
     metadata_url: String,
+    /// The paths the metadata is served at: the well-known path alone, followed by `/mcp`,
+    /// and followed by the public URL's path (which `metadata_url` names).
+    metadata_paths: Vec<String>,
     metadata: Value,
+    refusals: Refusals,
+}
+
+/// Requests refused for an invalid token: each is logged at debug level, and their number at
+/// info level at most once per [`REFUSALS_REPORT_INTERVAL`].
+#[derive(Default)]
+struct Refusals {
+    count: AtomicU64,
+    last_report: std::sync::Mutex<Option<Instant>>,
+}
+
+impl Refusals {
+    fn record(&self) {
+        self.count.fetch_add(1, Ordering::Relaxed);
+        // Another request reporting right now will count this one.
+        let Ok(mut last_report) = self.last_report.try_lock() else {
+            return;
+        };
+        if last_report.is_some_and(|last| last.elapsed() < REFUSALS_REPORT_INTERVAL) {
+            return;
+        }
+        *last_report = Some(Instant::now());
+        let count = self.count.swap(0, Ordering::Relaxed);
+        tracing::info!(
+            count,
+            "refused {count} request(s) with an invalid token since the last such line (at most \
+             one a minute; each is logged at debug level)"
+        );
+    }
 }
 
 fn app(
@@ -302,18 +398,37 @@ fn app(
         specs,
         max_body_bytes: settings.max_body_bytes,
         metadata_url: metadata_url(public_url),
+        metadata_paths: metadata_paths(public_url),
         metadata,
+        refusals: Refusals::default(),
     });
+    let cors = Arc::new(Cors::new(&settings.allowed_origins(public_url)));
     Router::new()
         .route_service(MCP_PATH, mcp)
         .route_layer(middleware::from_fn_with_state(Arc::clone(&gate), guard))
         .route("/healthz", get(healthz))
-        .route(METADATA_PATH, get(metadata_document))
-        .route(
-            &format!("{METADATA_PATH}{MCP_PATH}"),
-            get(metadata_document),
-        )
+        // The metadata's paths come from the public URL, which may hold characters axum reads
+        // as route syntax (`{`, `*`, `:`), so they are compared as text instead of routed.
+        .fallback(metadata_or_not_found)
         .with_state(gate)
+        .layer(middleware::from_fn_with_state(
+            settings.request_timeout,
+            limit_time,
+        ))
+        .layer(middleware::from_fn_with_state(cors, cors::cors))
+}
+
+/// The paths the metadata is served at; see [`Gate::metadata_paths`].
+fn metadata_paths(public_url: &Url) -> Vec<String> {
+    let mut paths = vec![
+        METADATA_PATH.to_owned(),
+        format!("{METADATA_PATH}{MCP_PATH}"),
+    ];
+    let public = format!("{METADATA_PATH}{}", public_url.path().trim_end_matches('/'));
+    if !paths.contains(&public) {
+        paths.push(public);
+    }
+    paths
 }
 
 /// RFC 9728 §3.1: the well-known path goes between the resource's host and its path.
@@ -330,12 +445,41 @@ async fn healthz() -> &'static str {
     "ok\n"
 }
 
-/// The protected-resource metadata; there is none when authentication is off.
-async fn metadata_document(State(gate): State<Arc<Gate>>) -> Response {
-    if gate.auth.is_none() {
+/// The protected-resource metadata at any of its paths (there is none when authentication is
+/// off); 404 for every other path.
+async fn metadata_or_not_found(
+    State(gate): State<Arc<Gate>>,
+    method: Method,
+    uri: Uri,
+) -> Response {
+    if gate.auth.is_none() || !gate.metadata_paths.iter().any(|path| path == uri.path()) {
         return StatusCode::NOT_FOUND.into_response();
     }
+    if method != Method::GET && method != Method::HEAD {
+        let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
+        response
+            .headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return response;
+    }
     json_response(StatusCode::OK, &gate.metadata)
+}
+
+/// Answers 503 for a request not answered within `timeout`, reading its body included, so a
+/// client that sends its body slowly holds a connection only so long.
+async fn limit_time(State(timeout): State<Duration>, request: Request, next: Next) -> Response {
+    match tokio::time::timeout(timeout, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => {
+            let seconds = timeout.as_secs();
+            tracing::info!(
+                seconds,
+                "stopped a request that took longer than {seconds} s"
+            );
+            let text = format!("Service Unavailable: a request may take at most {seconds} s\n");
+            (StatusCode::SERVICE_UNAVAILABLE, text).into_response()
+        }
+    }
 }
 
 /// The gate in front of rmcp: token, body, scope. See the module's documentation.
@@ -351,7 +495,9 @@ async fn guard(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> R
             Some(token) => match auth.check(token).await {
                 Some(caller) => Some(caller),
                 None => {
-                    tracing::info!(method = %parts.method, "refused a request with an invalid token");
+                    let method = &parts.method;
+                    tracing::debug!(%method, "refused a request with an invalid token");
+                    gate.refusals.record();
                     return gate.unauthorized(true);
                 }
             },
@@ -369,7 +515,8 @@ async fn guard(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> R
     if let Some(caller) = &caller {
         let missing = gate.missing_scopes(&message, caller);
         if !missing.is_empty() {
-            tracing::info!(caller = %caller.id, needed = ?missing, "refused a call: the token lacks a scope");
+            let caller = &caller.id;
+            tracing::info!(%caller, needed = ?missing, "refused a call: the token lacks a scope");
             return gate.insufficient_scope(&missing);
         }
         tracing::debug!(caller = %caller.id, "authorized a request");
@@ -429,9 +576,10 @@ async fn read_message(headers: &HeaderMap, body: Body, limit: usize) -> Result<V
 
 impl Gate {
     /// The scopes `message` needs that `caller` lacks. A `tools/call` needs the scope its tool
-    /// declares; every element of a batch is checked. A call of a tool that does not exist
-    /// needs no scope: rmcp answers it with the protocol's "tool not found" error, and no tool
-    /// runs. Other methods (initialize, tools/list, ping) need only a valid token.
+    /// declares (every tool declares one: see [`require_scopes`]); every element of a batch is
+    /// checked. A call of a tool that does not exist needs no scope: rmcp answers it with the
+    /// protocol's "tool not found" error, and no tool runs. Other methods (initialize,
+    /// tools/list, ping) need only a valid token.
     fn missing_scopes(&self, message: &Value, caller: &Caller) -> Vec<&'static str> {
         let messages = match message {
             Value::Array(batch) => batch.iter().collect(),
@@ -525,6 +673,41 @@ mod tests {
             url("https://reviews.example.com/"),
             "https://reviews.example.com/.well-known/oauth-protected-resource"
         );
+    }
+
+    #[test]
+    fn the_metadata_is_served_at_the_public_urls_path_too() {
+        let paths = |text: &str| metadata_paths(&Url::parse(text).unwrap());
+        assert_eq!(
+            paths("http://127.0.0.1:8080/mcp"),
+            [
+                "/.well-known/oauth-protected-resource",
+                "/.well-known/oauth-protected-resource/mcp"
+            ]
+        );
+        assert_eq!(
+            paths("https://reviews.example.com/api/mcp/"),
+            [
+                "/.well-known/oauth-protected-resource",
+                "/.well-known/oauth-protected-resource/mcp",
+                "/.well-known/oauth-protected-resource/api/mcp"
+            ]
+        );
+    }
+
+    #[test]
+    fn authentication_needs_a_scope_on_every_tool() {
+        let tools = |list: &[(&str, Option<&'static str>)]| {
+            list.iter()
+                .map(|(name, scope)| ((*name).to_owned(), *scope))
+                .collect::<Vec<_>>()
+        };
+        assert!(require_scopes(&tools(&[("a", Some("x.read")), ("b", Some("x.write"))])).is_ok());
+        let error = require_scopes(&tools(&[("a", Some("x.read")), ("b", None), ("c", None)]))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("declare no scope"), "{error}");
+        assert!(error.contains(": b, c;"), "{error}");
     }
 
     #[test]

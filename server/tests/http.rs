@@ -7,9 +7,14 @@
 //!   runs; RS256, ES256 and EdDSA JWTs pass, with keys from a file or from a URL that rotates;
 //! - a token without the scope a tool declares gets 403 `insufficient_scope`, and nothing is
 //!   written;
-//! - the protected-resource metadata, `/healthz`, the Host, Origin and body-size checks;
-//! - a non-loopback address without authentication is refused unless `--insecure-no-auth`;
-//! - SIGTERM ends the server with status 0; the logs (at trace level) never hold a token.
+//! - the protected-resource metadata (also at the public URL's path), `/healthz`, the Host,
+//!   Origin and body-size checks (with and without a Content-Length), odd methods and paths;
+//! - CORS: preflights and readable answers (a 401's challenge included) for allowed origins only;
+//! - a non-loopback address without authentication is refused unless `--insecure-no-auth`, and
+//!   a JWKS URL over plain http is refused; a redirecting JWKS URL is not followed (jwt.rs);
+//! - slow clients are cut off (header and request deadlines), connections are capped;
+//! - SIGTERM lets a call in flight finish, ends the server with status 0, and is not held up by
+//!   a client that never finishes its request; the logs (at trace level) never hold a token.
 //!
 //! Keys are generated once per run; the JWKS URL is served by the test itself on loopback.
 
@@ -31,6 +36,7 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use common::{EXIT_TIMEOUT, READ_TIMEOUT, TempDir, run, text_of};
 
@@ -210,6 +216,11 @@ async fn a_request_without_a_valid_token_gets_401_and_runs_nothing() {
             &invalid,
         ),
         (
+            "a JWT without an expiry",
+            Some(bearer(ed.sign(&claims(json!({"exp": null}))))),
+            &invalid,
+        ),
+        (
             "a JWT not valid yet",
             Some(bearer(ed.sign(&claims(json!({"nbf": now + 3600}))))),
             &invalid,
@@ -287,6 +298,13 @@ async fn a_request_without_a_valid_token_gets_401_and_runs_nothing() {
         .chain([token])
         .collect();
     server.assert_no_secret_in_logs(&secrets.iter().map(String::as_str).collect::<Vec<_>>());
+    // Anyone can send bad tokens: one info line a minute counts them, each is at debug level.
+    let logs = server.logs();
+    let counted = logs
+        .lines()
+        .filter(|line| line.contains("INFO") && line.contains("with an invalid token"))
+        .count();
+    assert_eq!(counted, 1, "{logs}");
 }
 
 #[tokio::test]
@@ -430,12 +448,13 @@ async fn a_token_without_the_scope_a_tool_declares_gets_403_and_writes_nothing()
 async fn the_metadata_healthz_hosts_origins_and_body_limit() {
     let dir = TempDir::new("http-edges");
     let (token, entry) = mint(dir.path(), "reviews.read");
+    let (writer, writer_entry) = mint(dir.path(), "reviews.read,reviews.write");
     let server = HttpServer::start(
         dir.path(),
         &dir.path().join("reviews.db"),
         &[
             "--tokens",
-            &entry,
+            &format!("{entry};{writer_entry}"),
             "--max-body-bytes",
             "4096",
             "--allowed-origin",
@@ -512,7 +531,31 @@ async fn the_metadata_healthz_hosts_origins_and_body_limit() {
     });
     let response = server.post(Some(&bearer(token.clone())), &big).await;
     assert_eq!(response.status(), 413);
-    server.assert_no_secret_in_logs(&[&token]);
+
+    // Without a Content-Length (chunked), the body is refused once it passes the limit, and
+    // the write in it does not run.
+    let movie = first_movie(&server, &writer).await;
+    let author = first_author(&server, &writer).await;
+    let before = review_count(&server, &writer, &author).await;
+    let mut body = write_call(&movie, &author).to_string();
+    body.insert_str(1, &" ".repeat(6000));
+    let mut chunked = String::new();
+    for chunk in body.as_bytes().chunks(1000) {
+        let chunk = std::str::from_utf8(chunk).unwrap();
+        chunked.push_str(&format!("{:x}\r\n{chunk}\r\n", chunk.len()));
+    }
+    chunked.push_str("0\r\n\r\n");
+    let mut connection = connect(server.port).await;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {writer}\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Transfer-Encoding: chunked\r\n\r\n{chunked}"
+    );
+    connection.write_all(head.as_bytes()).await.unwrap();
+    let answer = read_answer(&mut connection).await;
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert_eq!(review_count(&server, &writer, &author).await, before);
+    server.assert_no_secret_in_logs(&[&token, &writer]);
 }
 
 // Multi-threaded: the JWKS server answers while the test waits for the server to start.
@@ -586,19 +629,348 @@ fn a_non_loopback_address_without_authentication_needs_the_insecure_flag() {
 }
 
 #[tokio::test]
-async fn sigterm_lets_calls_finish_then_exits_0() {
+async fn a_call_in_flight_at_sigterm_gets_its_answer_then_the_server_exits_0() {
     let dir = TempDir::new("http-sigterm");
     let mut server = HttpServer::start(dir.path(), &dir.path().join("reviews.db"), &[]);
-    let client = server.client(None).await;
-    let page = call(&client, "movies_search", json!({"limit": 1})).await;
-    assert_eq!(page["isError"], false);
-    drop(client);
-    server.terminate_and_expect_success();
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "movies_search", "arguments": {"limit": 1}},
+    })
+    .to_string();
+    let (first, rest) = body.split_at(body.len() / 2);
+    let mut connection = connect(server.port).await;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{first}",
+        body.len()
+    );
+    connection.write_all(head.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.signal_term();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    connection.write_all(rest.as_bytes()).await.unwrap();
+    let answer = read_answer(&mut connection).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains(r#""isError":false"#), "{answer}");
+    server.expect_exit_success(EXIT_TIMEOUT);
     assert!(
         server.logs().contains("stopped serving"),
         "{}",
         server.logs()
     );
+}
+
+#[tokio::test]
+async fn a_half_sent_request_head_does_not_hold_up_shutdown() {
+    let dir = TempDir::new("http-half-head");
+    let mut server = HttpServer::start(
+        dir.path(),
+        &dir.path().join("reviews.db"),
+        // The header deadline (10 s by default) is longer than the shutdown's.
+        &["--shutdown-timeout", "1"],
+    );
+    let mut connection = connect(server.port).await;
+    connection
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.signal_term();
+    server.expect_exit_success(EXIT_TIMEOUT);
+    let logs = server.logs();
+    assert!(logs.contains("closed 1 connection(s) still open"), "{logs}");
+    assert!(logs.contains("stopped serving"), "{logs}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_clients_are_cut_off_and_connections_are_capped() {
+    let dir = TempDir::new("http-slow");
+    let server = HttpServer::start(
+        dir.path(),
+        &dir.path().join("reviews.db"),
+        &[
+            "--header-read-timeout",
+            "1",
+            "--request-timeout",
+            "1",
+            "--max-connections",
+            "1",
+        ],
+    );
+    // A head that never ends holds the only connection until its deadline; meanwhile another
+    // client waits to be accepted.
+    let started = Instant::now();
+    let mut slow = connect(server.port).await;
+    slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .await
+        .unwrap();
+    let health = tokio::spawn(
+        http_client()
+            .get(format!("{}/healthz", server.origin()))
+            .send(),
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!health.is_finished(), "a second connection was served");
+    let answer = read_answer(&mut slow).await;
+    assert!(
+        !answer.starts_with("HTTP/1.1 200"),
+        "a head sent in part was answered: {answer}"
+    );
+    let closed_after = started.elapsed();
+    assert!(
+        closed_after >= Duration::from_millis(900) && closed_after < Duration::from_secs(5),
+        "{closed_after:?}"
+    );
+    let health = tokio::time::timeout(READ_TIMEOUT, health)
+        .await
+        .expect("the waiting client is served")
+        .unwrap()
+        .unwrap();
+    assert_eq!(health.status(), 200);
+    drop(health);
+
+    // A body that never ends gets 503 once the request has taken its time.
+    let mut slow = connect(server.port).await;
+    slow.write_all(
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+          Content-Length: 100\r\n\r\n{\"jsonrpc\":",
+    )
+    .await
+    .unwrap();
+    let answer = read_answer(&mut slow).await;
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+}
+
+#[tokio::test]
+async fn browser_clients_get_cors_headers_from_allowed_origins_only() {
+    const ALLOWED: &str = "http://localhost:6274";
+    const OTHER: &str = "http://evil.example.com";
+    let dir = TempDir::new("http-cors");
+    let (token, entry) = mint(dir.path(), "reviews.read");
+    let server = HttpServer::start(
+        dir.path(),
+        &dir.path().join("reviews.db"),
+        &["--tokens", &entry, "--allowed-origin", ALLOWED],
+    );
+    let header = |response: &reqwest::Response, name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned)
+    };
+    let preflight = |origin: &'static str| {
+        http_client()
+            .request(reqwest::Method::OPTIONS, server.url())
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header(
+                "access-control-request-headers",
+                "authorization, content-type, mcp-protocol-version",
+            )
+            .send()
+    };
+    let allowed = preflight(ALLOWED).await.unwrap();
+    assert_eq!(allowed.status(), 204);
+    assert_eq!(
+        header(&allowed, "access-control-allow-origin").as_deref(),
+        Some(ALLOWED)
+    );
+    let methods = header(&allowed, "access-control-allow-methods").unwrap_or_default();
+    assert!(
+        methods.contains("POST") && methods.contains("DELETE"),
+        "{methods}"
+    );
+    let headers = header(&allowed, "access-control-allow-headers").unwrap_or_default();
+    for name in [
+        "authorization",
+        "content-type",
+        "mcp-protocol-version",
+        "mcp-session-id",
+    ] {
+        assert!(headers.contains(name), "{name} in {headers}");
+    }
+    assert_eq!(header(&allowed, "vary").as_deref(), Some("origin"));
+    let refused = preflight(OTHER).await.unwrap();
+    assert_eq!(refused.status(), 403);
+    assert_eq!(header(&refused, "access-control-allow-origin"), None);
+    assert_eq!(header(&refused, "access-control-allow-methods"), None);
+
+    // A 401 to an allowed origin can be read, challenge included; to another, not at all.
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let post = |origin: &'static str, token: Option<&str>| {
+        let mut request = http_client()
+            .post(server.url())
+            .header("origin", origin)
+            .header("accept", "application/json, text/event-stream")
+            .json(&list);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send()
+    };
+    let unauthorized = post(ALLOWED, None).await.unwrap();
+    assert_eq!(unauthorized.status(), 401);
+    assert_eq!(
+        header(&unauthorized, "access-control-allow-origin").as_deref(),
+        Some(ALLOWED)
+    );
+    let exposed = header(&unauthorized, "access-control-expose-headers").unwrap_or_default();
+    assert!(exposed.contains("www-authenticate"), "{exposed}");
+    assert!(www_authenticate(&unauthorized).starts_with("Bearer resource_metadata="));
+    let unauthorized = post(OTHER, None).await.unwrap();
+    assert_eq!(unauthorized.status(), 401);
+    assert_eq!(header(&unauthorized, "access-control-allow-origin"), None);
+    let listed = post(ALLOWED, Some(&token)).await.unwrap();
+    assert_eq!(listed.status(), 200);
+    assert_eq!(
+        header(&listed, "access-control-allow-origin").as_deref(),
+        Some(ALLOWED)
+    );
+    let metadata = http_client()
+        .get(server.metadata_url())
+        .header("origin", ALLOWED)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(metadata.status(), 200);
+    assert_eq!(
+        header(&metadata, "access-control-allow-origin").as_deref(),
+        Some(ALLOWED)
+    );
+}
+
+#[tokio::test]
+async fn the_metadata_is_served_at_the_public_urls_path() {
+    const PUBLIC: &str = "https://reviews.example.com/api/{v}/mcp";
+    let dir = TempDir::new("http-public-path");
+    let (_, entry) = mint(dir.path(), "reviews.read");
+    let server = HttpServer::start(
+        dir.path(),
+        &dir.path().join("reviews.db"),
+        &["--tokens", &entry, "--public-url", PUBLIC],
+    );
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let response = server.post(None, &list).await;
+    assert_eq!(response.status(), 401);
+    let path = "/.well-known/oauth-protected-resource/api/%7Bv%7D/mcp";
+    assert_eq!(
+        www_authenticate(&response),
+        format!("Bearer resource_metadata=\"https://reviews.example.com{path}\"")
+    );
+    for path in [
+        path,
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        let metadata = server.get_json(path).await;
+        assert_eq!(
+            metadata["resource"], "https://reviews.example.com/api/%7Bv%7D/mcp",
+            "{path}"
+        );
+    }
+    let missing = http_client()
+        .get(format!(
+            "{}/.well-known/oauth-protected-resource/api",
+            server.origin()
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+}
+
+#[tokio::test]
+async fn odd_requests_get_the_answers_they_should() {
+    let dir = TempDir::new("http-odd");
+    let (token, entry) = mint(dir.path(), "reviews.read");
+    let typo = format!("sha256:{} reviews.raed", "0".repeat(64));
+    let server = HttpServer::start(
+        dir.path(),
+        &dir.path().join("reviews.db"),
+        &[
+            "--tokens",
+            &format!("{entry};{typo}"),
+            "--allowed-host",
+            "reviews.example.com:8443",
+        ],
+    );
+    assert!(
+        server
+            .logs()
+            .contains("entry 2: no tool needs the scope \"reviews.raed\""),
+        "{}",
+        server.logs()
+    );
+    // Without a token (and outside CORS), every method on /mcp meets the gate.
+    for method in [reqwest::Method::OPTIONS, reqwest::Method::HEAD] {
+        let response = http_client()
+            .request(method.clone(), server.url())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 401, "{method}");
+    }
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let with_slash = http_client()
+        .post(format!("{}/", server.url()))
+        .bearer_auth(&token)
+        .json(&list)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(with_slash.status(), 404, "/mcp/ is not /mcp");
+    let evil = format!("evil.example.com:{}", server.port);
+    for (host, status) in [
+        ("localhost:1", 200),
+        ("LOCALHOST", 200),
+        ("127.0.0.1:65535", 200),
+        ("[::1]:9", 200),
+        ("reviews.example.com:8443", 200),
+        ("reviews.example.com:8444", 403),
+        ("reviews.example.com", 403),
+        (evil.as_str(), 403),
+    ] {
+        let response = http_client()
+            .post(server.url())
+            .bearer_auth(&token)
+            .header("host", host)
+            .header("accept", "application/json, text/event-stream")
+            .json(&list)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), status, "Host: {host}");
+    }
+}
+
+#[test]
+fn a_jwks_url_over_plain_http_is_refused_at_start_up() {
+    let dir = TempDir::new("http-jwks-http");
+    let database = dir.path().join("reviews.db");
+    let refused = run(http_command(
+        dir.path(),
+        &database,
+        "127.0.0.1:0",
+        &[
+            "--jwt-issuer",
+            ISSUER,
+            "--jwks-url",
+            "http://example.com/jwks.json",
+        ],
+    ));
+    assert!(!refused.status.success());
+    assert!(
+        refused.stderr.contains("the JWKS URL must be https"),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        !refused.stderr.contains("fetch the JWKS"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!database.exists(), "refused before touching the database");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -723,13 +1095,22 @@ impl HttpServer {
     }
 
     fn terminate_and_expect_success(&mut self) {
+        self.signal_term();
+        self.expect_exit_success(EXIT_TIMEOUT);
+    }
+
+    fn signal_term(&self) {
         let status = Command::new("kill")
             .arg("-TERM")
             .arg(self.child.id().to_string())
             .status()
             .expect("run kill");
         assert!(status.success());
-        let deadline = Instant::now() + EXIT_TIMEOUT;
+    }
+
+    /// Waits up to `timeout` for the server to exit, and expects status 0.
+    fn expect_exit_success(&mut self, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 break status;
@@ -826,6 +1207,31 @@ async fn review_count(server: &HttpServer, token: &str, author: &Value) -> u64 {
 fn http_client() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::new()
+}
+
+/// A raw connection to the server, for requests no HTTP client would send.
+async fn connect(port: u16) -> tokio::net::TcpStream {
+    tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect to the server")
+}
+
+/// Everything the server sends until it closes the connection (an error ends the reading too).
+async fn read_answer(connection: &mut tokio::net::TcpStream) -> String {
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 4096];
+    let read = async {
+        while let Ok(count) = connection.read(&mut buffer).await {
+            if count == 0 {
+                break;
+            }
+            answer.extend_from_slice(&buffer[..count]);
+        }
+    };
+    tokio::time::timeout(READ_TIMEOUT, read)
+        .await
+        .expect("the server closes the connection");
+    String::from_utf8_lossy(&answer).into_owned()
 }
 
 fn www_authenticate(response: &reqwest::Response) -> &str {

@@ -30,6 +30,8 @@ pub struct StaticTokens {
 struct Entry {
     hash: [u8; 32],
     scopes: Vec<String>,
+    /// Where the entry is in its list, as [`TokensError::line`] counts.
+    line: usize,
 }
 
 impl fmt::Debug for StaticTokens {
@@ -79,7 +81,7 @@ impl StaticTokens {
                 line: index + 1,
                 problem,
             };
-            entries.push(parse_entry(line).map_err(error)?);
+            entries.push(parse_entry(line, index + 1).map_err(error)?);
         }
         Ok(StaticTokens { entries })
     }
@@ -92,6 +94,17 @@ impl StaticTokens {
     /// Whether the list accepts no token at all.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// Each scope an entry grants that is not in `known`, with the entry's line. The `token`
+    /// command refuses such a scope, but a list may be written by hand.
+    pub fn unknown_scopes<'a>(&'a self, known: &[&str]) -> Vec<(usize, &'a str)> {
+        self.entries
+            .iter()
+            .flat_map(|entry| entry.scopes.iter().map(move |scope| (entry.line, scope)))
+            .filter(|(_, scope)| !known.contains(&scope.as_str()))
+            .map(|(line, scope)| (line, scope.as_str()))
+            .collect()
     }
 
     /// The caller `token` stands for, if it is one of the list's. The token's hash is compared
@@ -113,7 +126,7 @@ impl StaticTokens {
     }
 }
 
-fn parse_entry(line: &str) -> Result<Entry, &'static str> {
+fn parse_entry(line: &str, number: usize) -> Result<Entry, &'static str> {
     let mut fields = line.split_whitespace();
     let (Some(hash), Some(scopes), None) = (fields.next(), fields.next(), fields.next()) else {
         return Err("expected two fields, the hash and the scopes");
@@ -129,7 +142,11 @@ fn parse_entry(line: &str) -> Result<Entry, &'static str> {
     if scopes.is_empty() {
         return Err("the second field must name at least one scope");
     }
-    Ok(Entry { hash, scopes })
+    Ok(Entry {
+        hash,
+        scopes,
+        line: number,
+    })
 }
 
 fn parse_hash(text: &str) -> Option<[u8; 32]> {
@@ -238,6 +255,18 @@ mod tests {
             error
                 .to_string()
                 .starts_with("tokens.txt, entry 2: the first field")
+        );
+        let tokens = StaticTokens::parse(
+            &format!(
+                "# team\n{} reviews.read,reviews.wrte\n{} reviews.write",
+                minted.entry, minted.entry
+            ),
+            "t",
+        )
+        .unwrap();
+        assert_eq!(
+            tokens.unknown_scopes(&["reviews.read", "reviews.write"]),
+            [(2, "reviews.wrte")]
         );
         for bad in [
             "sha256:00 reviews.read",

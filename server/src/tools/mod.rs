@@ -68,6 +68,20 @@ pub fn specs() -> ToolSpecs {
     toolbox().specs()
 }
 
+/// Each tool's name with the scope it declares (`None`: it declares none), in the toolbox's
+/// order. Over HTTP with authentication on, the server refuses to start while one has none.
+pub fn declared_scopes() -> Result<Vec<(String, Option<&'static str>)>, ToolboxError> {
+    let specs = specs();
+    Ok(router()?
+        .list_all()
+        .into_iter()
+        .map(|tool| {
+            let scope = specs.get(&tool.name).and_then(|spec| spec.scope);
+            (tool.name.into_owned(), scope)
+        })
+        .collect())
+}
+
 /// The one list of the server's tools.
 fn toolbox() -> Toolbox<MovieReviews> {
     Toolbox::new()
@@ -117,6 +131,18 @@ mod tests {
             assert_eq!(scope(tool), Some("reviews.write"), "{tool}");
         }
         assert_eq!(specs.scopes(), ["reviews.read", "reviews.write"]);
+    }
+
+    #[test]
+    fn every_tool_declares_a_scope() {
+        let declared = declared_scopes().unwrap();
+        assert_eq!(declared.len(), 6);
+        for (tool, scope) in declared {
+            assert!(
+                scope.is_some(),
+                "{tool} declares no scope: any valid token could call it over HTTP"
+            );
+        }
     }
 
     #[test]
