@@ -170,11 +170,15 @@ pub async fn seed_database(
         std::fs::create_dir_all(folder)?;
     }
     let store = Store::open(path).await?;
+    let started = std::time::Instant::now();
     let data = demo::generate(size, seed);
+    tracing::debug!(elapsed = ?started.elapsed(), "data generated");
     store
         .replace_all(&data.movies, &data.authors, &data.reviews, progress)
         .await?;
+    tracing::debug!(elapsed = ?started.elapsed(), "committed");
     store.close().await;
+    tracing::debug!(elapsed = ?started.elapsed(), "closed");
     Ok(Size {
         movies: data.movies.len(),
         authors: data.authors.len(),

@@ -38,6 +38,8 @@ pub(super) struct Connections {
 /// transaction on the connection's next use.
 pub(super) struct Pooled<'a> {
     connection: Option<SqliteConnection>,
+    /// Closed when dropped instead of going back: its settings were changed for one job.
+    discard: bool,
     connections: &'a Connections,
     _permit: SemaphorePermit<'a>,
     _writing: Option<MutexGuard<'a, ()>>,
@@ -81,6 +83,7 @@ impl Connections {
         };
         Ok(Pooled {
             connection: Some(connection),
+            discard: false,
             connections: self,
             _permit: permit,
             _writing: writing,
@@ -120,6 +123,14 @@ impl Connections {
     }
 }
 
+impl Pooled<'_> {
+    /// Makes this connection close when dropped, however its job ends, so that settings
+    /// changed for that job never reach another store call; the next call opens a new one.
+    pub(super) fn discard_after_use(&mut self) {
+        self.discard = true;
+    }
+}
+
 impl Deref for Pooled<'_> {
     type Target = SqliteConnection;
 
@@ -139,7 +150,9 @@ impl Drop for Pooled<'_> {
     fn drop(&mut self) {
         // Back on the stack before the permit is released (fields drop after this body), so
         // the next holder of that permit finds it.
-        if let Some(connection) = self.connection.take() {
+        if let Some(connection) = self.connection.take()
+            && !self.discard
+        {
             self.connections.put_idle(connection);
         }
     }

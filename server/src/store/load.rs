@@ -24,7 +24,26 @@ const ROWS_PER_STATEMENT: usize = 1000;
 /// a stage whose progress cannot be counted.
 pub type Progress<'a> = &'a mut (dyn FnMut(&'static str, u64, u64) + Send);
 
-/// Replaces every movie, author and review with these, inside the caller's write transaction.
+/// Sets up a connection, outside any transaction, for loading; it must not be used for
+/// anything else afterwards (see `Pooled::discard_after_use`).
+///
+/// - No foreign key checks: the load finds every review's movie and author itself, and
+///   SQLite's check would look both up again for each of millions of rows (the setting cannot
+///   change inside a transaction).
+/// - A bigger page cache, and sorting in memory, for building the indexes.
+pub(super) async fn prepare(connection: &mut SqliteConnection) -> Result<(), StoreError> {
+    for pragma in [
+        "PRAGMA foreign_keys = OFF",
+        "PRAGMA cache_size = -262144",
+        "PRAGMA temp_store = MEMORY",
+    ] {
+        sqlx::query(pragma).execute(&mut *connection).await?;
+    }
+    Ok(())
+}
+
+/// Replaces every movie, author and review with these, inside the caller's write transaction,
+/// on a connection set up by [`prepare`].
 pub(super) async fn replace_everything(
     connection: &mut SqliteConnection,
     movies: &[NewMovie],
@@ -32,10 +51,7 @@ pub(super) async fn replace_everything(
     reviews: &[NewReview],
     progress: Progress<'_>,
 ) -> Result<(), StoreError> {
-    // More pages in memory for this connection while it builds indexes (negative: KiB).
-    sqlx::query("PRAGMA cache_size = -262144")
-        .execute(&mut *connection)
-        .await?;
+    let started = std::time::Instant::now();
     let schema: Vec<(String, String, String)> = sqlx::query_as(
         "SELECT type, name, sql FROM sqlite_master
          WHERE type IN ('index', 'trigger') AND sql IS NOT NULL
@@ -153,6 +169,7 @@ pub(super) async fn replace_everything(
         progress("reviews", done(batch, chunk.len()), total);
     }
 
+    tracing::debug!(elapsed = ?started.elapsed(), "rows inserted");
     progress("indexes", 0, 0);
     // Indexes first (`ORDER BY type`), then the triggers that keep counts and search indexes.
     for (_, _, definition) in schema {
@@ -160,6 +177,7 @@ pub(super) async fn replace_everything(
             .execute(&mut *connection)
             .await?;
     }
+    tracing::debug!(elapsed = ?started.elapsed(), "indexes and triggers made");
     progress("search indexes", 0, 0);
     for statement in [
         "INSERT INTO movies_search (movies_search) VALUES ('rebuild')",
@@ -167,10 +185,10 @@ pub(super) async fn replace_everything(
         "UPDATE totals SET movies = (SELECT COUNT(*) FROM movies),
                            authors = (SELECT COUNT(*) FROM authors),
                            reviews = (SELECT COUNT(*) FROM reviews)",
-        "PRAGMA cache_size = -2000",
     ] {
         sqlx::query(statement).execute(&mut *connection).await?;
     }
+    tracing::debug!(elapsed = ?started.elapsed(), "search indexes rebuilt");
     Ok(())
 }
 

@@ -81,6 +81,15 @@ impl Store {
         self.connections.get_for_writing().await
     }
 
+    /// A connection to load a whole data set with, set up for it (see [`load::prepare`]) and
+    /// closed afterwards.
+    async fn loader(&self) -> Result<Pooled<'_>, StoreError> {
+        let mut connection = self.writer().await?;
+        connection.discard_after_use();
+        load::prepare(&mut connection).await?;
+        Ok(connection)
+    }
+
     /// Fills the database with these rows if it holds none yet, and says whether it did. The
     /// check and the inserts are one write transaction, so two servers starting on a new file
     /// at once fill it once, and a database anyone has written to is never refilled.
@@ -90,7 +99,7 @@ impl Store {
         authors: &[NewAuthor],
         reviews: &[NewReview],
     ) -> Result<bool, StoreError> {
-        let mut connection = self.writer().await?;
+        let mut connection = self.loader().await?;
         let mut transaction = connection.begin_with("BEGIN IMMEDIATE").await?;
         // EXISTS, not COUNT: this runs at every start, and a count would read every row.
         let filled: bool = sqlx::query_scalar(
@@ -127,7 +136,7 @@ impl Store {
         reviews: &[NewReview],
         progress: Progress<'_>,
     ) -> Result<(), StoreError> {
-        let mut connection = self.writer().await?;
+        let mut connection = self.loader().await?;
         let mut transaction = connection.begin_with("BEGIN IMMEDIATE").await?;
         load::replace_everything(&mut transaction, movies, authors, reviews, progress).await?;
         transaction.commit().await
