@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::{Rows, Store, StoreError, fetch_page, page_sql, search_condition};
+use super::{Rows, Store, StoreError, fetch_page, page_sql, search_sql};
 
 /// An author with their review aggregates.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -40,23 +40,25 @@ impl Store {
         offset: u32,
         limit: u32,
     ) -> Result<Rows<AuthorRow>, StoreError> {
-        let (condition, term) = search_condition(query, "full_name_folded", "authors_search");
-        let count = if term.is_some() {
-            format!("SELECT COUNT(*) FROM authors {condition}")
-        } else {
-            "SELECT authors FROM totals".to_owned()
-        };
+        let search = search_sql(
+            query,
+            "authors",
+            "full_name_folded",
+            "authors_search",
+            "authors",
+        );
         let sql = page_sql(
+            &search.with,
             AUTHOR_JSON,
             AUTHOR_ORDER,
-            &format!("authors {condition}"),
-            &count,
+            &search.from,
+            &search.count,
         );
         let no_value: Option<String> = None;
         fetch_page(
             &mut *self.connection().await?,
             sql,
-            (term, no_value),
+            (search.term, no_value),
             offset,
             limit,
         )

@@ -171,22 +171,52 @@ async fn migrate(connection: &mut SqliteConnection) -> Result<(), StoreError> {
     }
 }
 
-/// The `WHERE` clause that finds the search term bound as `?1` (lowercase and trimmed; `None`
-/// to browse) inside `column`, and the value to bind. Three characters or more are looked up in
-/// the trigram index `index` (see the migrations) as a phrase, which matches exactly the texts
-/// containing the term; a shorter term, which no trigram index can serve, scans, and so does a
-/// term with a NUL character, which FTS5 reads as the end of its query.
-fn search_condition(query: Option<&str>, column: &str, index: &str) -> (String, Option<String>) {
+/// The SQL of a search of `table` for the term bound as `?1` (lowercase and trimmed; `None` to
+/// browse) inside `column`, for [`page_sql`].
+struct SearchSql {
+    /// A common table expression to put before the statement, or nothing.
+    with: String,
+    /// The table and the `WHERE` clause.
+    from: String,
+    /// The statement that counts every match.
+    count: String,
+    /// The value to bind as `?1`.
+    term: Option<String>,
+}
+
+/// Three characters or more are looked up in the trigram index `index` (see the migrations) as
+/// a phrase, which matches exactly the texts containing the term; the matches are found once,
+/// for both the page and the count. A shorter term, which no trigram index can serve, scans,
+/// and so does a term with a NUL character, which FTS5 reads as the end of its query. Browsing
+/// reads the kept total `total` (a column of `totals`).
+fn search_sql(
+    query: Option<&str>,
+    table: &str,
+    column: &str,
+    index: &str,
+    total: &str,
+) -> SearchSql {
     match query {
-        None => (String::new(), None),
-        Some(term) if term.chars().count() >= 3 && !term.contains('\0') => (
-            format!("WHERE rowid IN (SELECT rowid FROM {index} WHERE {index} MATCH ?1)"),
-            Some(fts_phrase(term)),
-        ),
-        Some(term) => (
-            format!("WHERE instr({column}, ?1) > 0"),
-            Some(term.to_owned()),
-        ),
+        None => SearchSql {
+            with: String::new(),
+            from: table.to_owned(),
+            count: format!("SELECT {total} FROM totals"),
+            term: None,
+        },
+        Some(term) if term.chars().count() >= 3 && !term.contains('\0') => SearchSql {
+            with: format!(
+                "WITH matches AS MATERIALIZED (SELECT rowid FROM {index} WHERE {index} MATCH ?1) "
+            ),
+            from: format!("{table} WHERE rowid IN matches"),
+            count: "SELECT COUNT(*) FROM matches".to_owned(),
+            term: Some(fts_phrase(term)),
+        },
+        Some(term) => SearchSql {
+            with: String::new(),
+            from: format!("{table} WHERE instr({column}, ?1) > 0"),
+            count: format!("SELECT COUNT(*) FROM {table} WHERE instr({column}, ?1) > 0"),
+            term: Some(term.to_owned()),
+        },
     }
 }
 
@@ -199,7 +229,7 @@ fn fts_phrase(term: &str) -> String {
 /// One statement that reads a page and the number of rows across every page, so both see the
 /// same data in one round trip.
 ///
-/// `row` is a JSON array of one row's columns, in the order of the fields of the row struct it
+/// `with` is a common table expression or nothing; `row` is a JSON array of one row's columns, in the order of the fields of the row struct it
 /// decodes into; `order` the ORDER BY keys; `from` the table and `WHERE` clause, whose values are
 /// bound as `?1` and `?2`; `count` a statement that counts every row (a kept total where there
 /// is one). Bind `?3` to the limit and `?4` to the offset.
@@ -210,9 +240,9 @@ fn fts_phrase(term: &str) -> String {
 /// total itself (a page that is neither full nor past the end is the last one); it is not a
 /// `COUNT(*) OVER ()` beside the page, which would make SQLite collect and sort every match
 /// instead of reading the first ones from an index.
-fn page_sql(row: &str, order: &str, from: &str, count: &str) -> String {
+fn page_sql(with: &str, row: &str, order: &str, from: &str, count: &str) -> String {
     format!(
-        "SELECT rows, CASE WHEN n < ?3 AND (n > 0 OR ?4 = 0) THEN ?4 + n ELSE ({count}) END
+        "{with}SELECT rows, CASE WHEN n < ?3 AND (n > 0 OR ?4 = 0) THEN ?4 + n ELSE ({count}) END
          FROM (SELECT json_group_array({row} ORDER BY {order}) AS rows, COUNT(*) AS n
                FROM (SELECT * FROM {from} ORDER BY {order} LIMIT ?3 OFFSET ?4))"
     )

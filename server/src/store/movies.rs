@@ -4,9 +4,7 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use super::reviews::{REVIEW_JSON, REVIEW_ORDER};
-use super::{
-    ReviewRow, Rows, Store, StoreError, fetch_page, from_json, page_sql, search_condition,
-};
+use super::{ReviewRow, Rows, Store, StoreError, fetch_page, from_json, page_sql, search_sql};
 
 /// A movie with its review aggregates.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -39,23 +37,19 @@ impl Store {
         offset: u32,
         limit: u32,
     ) -> Result<Rows<MovieRow>, StoreError> {
-        let (condition, term) = search_condition(query, "title_folded", "movies_search");
-        let count = if term.is_some() {
-            format!("SELECT COUNT(*) FROM movies {condition}")
-        } else {
-            "SELECT movies FROM totals".to_owned()
-        };
+        let search = search_sql(query, "movies", "title_folded", "movies_search", "movies");
         let sql = page_sql(
+            &search.with,
             MOVIE_JSON,
             MOVIE_ORDER,
-            &format!("movies {condition}"),
-            &count,
+            &search.from,
+            &search.count,
         );
         let no_value: Option<String> = None;
         fetch_page(
             &mut *self.connection().await?,
             sql,
-            (term, no_value),
+            (search.term, no_value),
             offset,
             limit,
         )

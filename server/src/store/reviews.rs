@@ -75,6 +75,7 @@ impl Store {
             ),
         };
         let sql = page_sql(
+            "",
             REVIEW_JSON,
             REVIEW_ORDER,
             &format!("reviews {condition}"),

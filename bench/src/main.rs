@@ -18,13 +18,15 @@
 //! (VmHWM), spawn-to-initialize time and seed time. The reviews it wrote are deleted at the
 //! end, so the database keeps its seeded counts and is reused by the next run.
 //!
-//! Run (build the server first: `bench` starts the `movie-reviews-mcp` binary beside it):
+//! With `--plot PATH` it also draws each tool's p50 (one call in flight) against data size.
+//!
+//! Run from the workspace root (`bench` starts the `movie-reviews-mcp` binary beside it, so
+//! build both):
 //!
 //! ```sh
-//! cargo build --release -p movie-reviews-mcp
-//! cargo run --release -p movie-reviews-mcp --bin bench -- --size large
-//! cargo run --release -p movie-reviews-mcp --bin bench -- --size small --calls 5000 \
-//!     --in-flight 1 --mix get=4,search=3,list=2,write=1
+//! cargo build --release -p movie-reviews-mcp -p bench && target/release/bench \
+//!     --size small,large,huge --plot docs/performance.png
+//! target/release/bench --size small --calls 5000 --in-flight 1 --mix get=4,search=3,list=2,write=1
 //! ```
 
 use movie_reviews_mcp::demo::SplitMix64;
@@ -35,6 +37,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
+
+mod plot;
 
 use clap::{Parser, ValueEnum};
 use movie_reviews_mcp::store::{self, NewReview, ReviewFilter, Store};
@@ -49,8 +53,14 @@ type Error = Box<dyn std::error::Error + Send + Sync>;
 struct Args {
     /// The data set: small (100 movies / 50 authors / 1,000 reviews), large (10,000 / 5,000 /
     /// 200,000) or huge (1,000,000 / 200,000 / 5,000,000).
-    #[arg(long, value_enum, default_value_t = SizeName::Small)]
-    size: SizeName,
+    /// Several, comma-separated, run one after another (`--size small,large,huge`).
+    #[arg(
+        long = "size",
+        value_enum,
+        value_delimiter = ',',
+        default_value = "small"
+    )]
+    sizes: Vec<SizeName>,
     /// How many tools/call requests to send.
     #[arg(long, default_value_t = 20_000)]
     calls: usize,
@@ -60,10 +70,13 @@ struct Args {
     /// Relative weights of the kinds of call.
     #[arg(long, default_value = "get=4,search=3,list=2,write=1")]
     mix: String,
-    /// The database. [default: movie-reviews-bench-SIZE.db in the temp dir, reused if it holds
-    /// the right counts, else seeded]
+    /// The database, for a single size. [default: movie-reviews-bench-SIZE.db in the temp dir,
+    /// reused if it holds the right counts, else seeded]
     #[arg(long, value_name = "PATH")]
     database: Option<PathBuf>,
+    /// Also draw p50 latency (one call in flight) of each tool against data size, as a PNG.
+    #[arg(long, value_name = "PATH")]
+    plot: Option<PathBuf>,
     /// The server binary. [default: movie-reviews-mcp next to this binary]
     #[arg(long, value_name = "PATH")]
     server: Option<PathBuf>,
@@ -160,7 +173,25 @@ fn run(args: Args) -> Result<(), Error> {
     if args.calls == 0 || args.in_flight == 0 {
         return Err("--calls and --in-flight must be at least 1".into());
     }
-    let server = match args.server {
+    if args.database.is_some() && args.sizes.len() > 1 {
+        return Err("--database names one database: give one --size with it".into());
+    }
+    let mut reports = Vec::new();
+    for &size in &args.sizes {
+        let report = run_size(&args, size, &mix)?;
+        print_table(&report);
+        reports.push(report);
+    }
+    if let Some(path) = &args.plot {
+        plot::latency_by_size(path, &plot_series(&reports))?;
+        eprintln!("bench: plotted {}", path.display());
+    }
+    Ok(())
+}
+
+/// Seeds or reuses the database of `size`, runs the workload on the server and on the store.
+fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error> {
+    let server = match args.server.clone() {
         Some(path) => path,
         None => std::env::current_exe()?
             .parent()
@@ -175,10 +206,10 @@ fn run(args: Args) -> Result<(), Error> {
         )
         .into());
     }
-    let database = args.database.unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("movie-reviews-bench-{}.db", args.size.name()))
+    let database = args.database.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("movie-reviews-bench-{}.db", size.name()))
     });
-    let counts = args.size.counts();
+    let counts = size.counts();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -248,14 +279,14 @@ fn run(args: Args) -> Result<(), Error> {
             ids.authors.len(),
             ids.reviews
         );
-        let calls = workload(&ids, &mix, args.calls, 0x5eed);
+        let calls = workload(&ids, mix, args.calls, 0x5eed);
         eprintln!(
             "bench: {} calls, {} in flight…",
             calls.len(),
             args.in_flight
         );
         let (connection, main_run) = pipelined(connection, &calls, args.in_flight)?;
-        let serial_calls = workload(&ids, &mix, args.calls.clamp(1, 2_000), 0xfeed);
+        let serial_calls = workload(&ids, mix, args.calls.clamp(1, 2_000), 0xfeed);
         eprintln!("bench: {} calls, 1 in flight…", serial_calls.len());
         let (connection, serial_run) = pipelined(connection, &serial_calls, 1)?;
         let peak_rss = vm_hwm(pid);
@@ -293,20 +324,19 @@ fn run(args: Args) -> Result<(), Error> {
     written.extend(store_written);
     runtime.block_on(delete_reviews(&database, &written))?;
 
-    print_table(&Report {
-        size: args.size,
+    Ok(Report {
+        size,
         counts,
-        database: &database,
+        database,
         in_flight: args.in_flight,
         calls: calls.len(),
         seed_time,
         spawn_to_initialize,
         peak_rss,
-        main_run: &main_run,
-        serial_run: &serial_run,
-        store_run: &store_run,
-    });
-    Ok(())
+        main_run,
+        serial_run,
+        store_run,
+    })
 }
 
 /// Whether the database at `path` exists and holds exactly these counts.
@@ -799,18 +829,46 @@ fn vm_hwm(pid: u32) -> Option<u64> {
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
-struct Report<'a> {
+/// What one size's run measured.
+struct Report {
     size: SizeName,
     counts: (u64, u64, u64),
-    database: &'a Path,
+    database: PathBuf,
     in_flight: usize,
     calls: usize,
     seed_time: Option<Duration>,
     spawn_to_initialize: Duration,
     peak_rss: Option<u64>,
-    main_run: &'a RunResult,
-    serial_run: &'a RunResult,
-    store_run: &'a RunResult,
+    main_run: RunResult,
+    serial_run: RunResult,
+    store_run: RunResult,
+}
+
+/// Each tool's p50 with one call in flight, in µs, at each size run.
+fn plot_series(reports: &[Report]) -> plot::Series {
+    plot::Series {
+        sizes: reports
+            .iter()
+            .map(|report| {
+                let (movies, _, reviews) = report.counts;
+                format!("{} ({movies}/{reviews})", report.size.name())
+            })
+            .collect(),
+        tools: TOOLS
+            .iter()
+            .enumerate()
+            .map(|(tool, name)| {
+                let p50s = reports
+                    .iter()
+                    .map(|report| {
+                        quantile(&sorted(&report.serial_run.latencies[tool]), 0.5)
+                            .map(|p50| p50.as_secs_f64() * 1e6)
+                    })
+                    .collect();
+                ((*name).to_owned(), p50s)
+            })
+            .collect(),
+    }
 }
 
 /// The value at quantile `q` of sorted latencies.
@@ -904,9 +962,9 @@ fn print_table(report: &Report) {
     let all = |run: &RunResult| sorted(&run.latencies.concat());
     row(
         "all",
-        all(report.main_run),
-        all(report.serial_run),
-        all(report.store_run),
+        all(&report.main_run),
+        all(&report.serial_run),
+        all(&report.store_run),
     );
     for (tool, name) in TOOLS.iter().enumerate() {
         row(

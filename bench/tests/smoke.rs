@@ -1,0 +1,64 @@
+//! The benchmark on a small set, quickly: it must run end to end against the built server,
+//! print its table and write its plot. (Its figures are not checked: timings belong to real
+//! benchmark runs, not to tests on a busy machine.)
+
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn the_benchmark_runs_on_the_small_set_and_draws_its_plot() {
+    let bench = Path::new(env!("CARGO_BIN_EXE_bench"));
+    // `bench` starts the server binary beside it. `cargo test --workspace` builds it with
+    // everything else (the server's own tests need it); building it from here would resolve
+    // features for one package alone and rebuild it every time.
+    let server = bench.with_file_name("movie-reviews-mcp");
+    assert!(
+        server.is_file(),
+        "no server at {}: run the workspace's tests (cargo test --workspace), or build it",
+        server.display()
+    );
+
+    let folder = tempfile::tempdir().unwrap();
+    let database = folder.path().join("small.db");
+    let plot = folder.path().join("plot.png");
+    let run = || {
+        Command::new(bench)
+            .args(["--size", "small", "--calls", "100", "--in-flight", "4"])
+            .arg("--database")
+            .arg(&database)
+            .arg("--plot")
+            .arg(&plot)
+            .output()
+            .unwrap()
+    };
+    let first = run();
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(first.status.success(), "bench failed:\n{stderr}");
+    assert!(stderr.contains("seeding"), "{stderr}");
+    let table = String::from_utf8_lossy(&first.stdout);
+    for row in [
+        "all",
+        "movies_get",
+        "movies_search",
+        "authors_search",
+        "reviews_list",
+        "reviews_write",
+    ] {
+        assert!(
+            table
+                .lines()
+                .any(|line| line.starts_with(row) && line.contains('|')),
+            "no {row} row in:\n{table}"
+        );
+    }
+    assert!(table.contains("calls/s"), "{table}");
+    let png = std::fs::read(&plot).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+
+    // The reviews it wrote were deleted, so the next run finds the seeded counts and reuses
+    // the database.
+    let second = run();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(second.status.success(), "bench failed:\n{stderr}");
+    assert!(stderr.contains("reusing"), "{stderr}");
+}
