@@ -221,3 +221,94 @@ fn argument_values_stay_out_of_the_log() {
         "an argument value in the log: {stderr}"
     );
 }
+
+/// stdin and stdout need not be pipes: requests read from a file (`movie-reviews-mcp <
+/// requests.jsonl`), and a socket for both (what some clients hand a server), are served too,
+/// and the server exits 0 at the end of its input.
+#[test]
+fn a_file_or_a_socket_serves_as_well_as_a_pipe() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::unix::net::UnixStream;
+    use std::process::Stdio;
+
+    let dir = TempDir::new("stdin-kinds");
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "movies_search", "arguments": {"limit": 1}}}),
+    ];
+    let text: String = requests
+        .iter()
+        .map(|request| format!("{request}\n"))
+        .collect();
+    let check = |answers: Vec<Value>, how: &str| {
+        assert_eq!(answers.len(), 2, "{how}: {answers:?}");
+        assert_eq!(
+            answers[0]["result"]["serverInfo"]["name"], "movie-reviews-mcp",
+            "{how}"
+        );
+        let items = &answers[1]["result"]["structuredContent"]["items"];
+        assert_eq!(
+            items.as_array().map(Vec::len),
+            Some(1),
+            "{how}: {answers:?}"
+        );
+    };
+    let wait = |child: &mut std::process::Child, how: &str| {
+        let deadline = std::time::Instant::now() + EXIT_TIMEOUT * 4;
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                assert!(status.success(), "{how}: exit {status:?}");
+                return;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{how}: the server did not exit at the end of its input");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+
+    // Requests from a file, answers to a pipe.
+    let file = dir.path().join("requests.jsonl");
+    std::fs::write(&file, &text).unwrap();
+    let mut child = common::command(dir.path())
+        .arg("--database")
+        .arg(dir.path().join("file.db"))
+        .stdin(std::fs::File::open(&file).unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Two short answers fit in the pipe's buffer, so the server can exit before they are read.
+    wait(&mut child, "from a file");
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let answers = stdout
+        .lines()
+        .map(|line| serde_json::from_str(&line.unwrap()).unwrap())
+        .collect();
+    check(answers, "from a file");
+
+    // Requests and answers over one socket.
+    let (mut ours, theirs) = UnixStream::pair().unwrap();
+    let mut child = common::command(dir.path())
+        .arg("--database")
+        .arg(dir.path().join("socket.db"))
+        .stdin(std::os::fd::OwnedFd::from(theirs.try_clone().unwrap()))
+        .stdout(std::os::fd::OwnedFd::from(theirs))
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    ours.set_read_timeout(Some(common::READ_TIMEOUT)).unwrap();
+    ours.write_all(text.as_bytes()).unwrap();
+    ours.shutdown(std::net::Shutdown::Write).unwrap();
+    let answers = BufReader::new(ours)
+        .lines()
+        .map(|line| serde_json::from_str(&line.unwrap()).unwrap())
+        .collect();
+    wait(&mut child, "over a socket");
+    check(answers, "over a socket");
+}

@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::{Rows, Store, StoreError, fetch_page, page_sql, search_sql};
+use super::{Rows, Store, StoreError, search};
 
 /// An author with their review aggregates.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -30,6 +30,16 @@ const AUTHOR_JSON: &str = "json_array(hex(id), first_name, last_name, review_cou
 /// `authors_by_name` index).
 const AUTHOR_ORDER: &str = "last_name_folded, last_name, first_name_folded, first_name, id";
 
+/// How [`search::search`] reads this table.
+const SEARCHED: search::Searched = search::Searched {
+    table: "authors",
+    column: "full_name_folded",
+    index: "authors_search",
+    total: "authors",
+    row: AUTHOR_JSON,
+    order: AUTHOR_ORDER,
+};
+
 impl Store {
     /// A page of the authors whose lowercase first name, last name or "first last" contains
     /// `query` (already lowercase and trimmed; `None` for every author), in last-name order. A
@@ -40,29 +50,8 @@ impl Store {
         offset: u32,
         limit: u32,
     ) -> Result<Rows<AuthorRow>, StoreError> {
-        let search = search_sql(
-            query,
-            "authors",
-            "full_name_folded",
-            "authors_search",
-            "authors",
-        );
-        let sql = page_sql(
-            &search.with,
-            AUTHOR_JSON,
-            AUTHOR_ORDER,
-            &search.from,
-            &search.count,
-        );
-        let no_value: Option<String> = None;
-        fetch_page(
-            &mut *self.connection().await?,
-            sql,
-            (search.term, no_value),
-            offset,
-            limit,
-        )
-        .await
+        let mut connection = self.connection().await?;
+        search::search(&mut connection, &SEARCHED, query, offset, limit).await
     }
 
     /// Whether an author has this id.

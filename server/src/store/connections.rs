@@ -129,6 +129,16 @@ impl Pooled<'_> {
     pub(super) fn discard_after_use(&mut self) {
         self.discard = true;
     }
+
+    /// Closes this connection now, waiting for SQLite to finish with it (a connection merely
+    /// dropped is closed later on its own thread, perhaps after the process has exited; the
+    /// last connection to close checkpoints the write-ahead log).
+    pub(super) async fn close(mut self) -> Result<(), StoreError> {
+        match self.connection.take() {
+            Some(connection) => connection.close().await,
+            None => Ok(()),
+        }
+    }
 }
 
 impl Deref for Pooled<'_> {

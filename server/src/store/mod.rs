@@ -7,6 +7,7 @@ mod connections;
 mod load;
 mod movies;
 mod reviews;
+mod search;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -99,32 +100,27 @@ impl Store {
         authors: &[NewAuthor],
         reviews: &[NewReview],
     ) -> Result<bool, StoreError> {
+        // The usual start, on a database in use, is answered without a write lock.
+        if holds_anything(&mut *self.connection().await?).await? {
+            return Ok(false);
+        }
         let mut connection = self.loader().await?;
         let mut transaction = connection.begin_with("BEGIN IMMEDIATE").await?;
-        // EXISTS, not COUNT: this runs at every start, and a count would read every row.
-        let filled: bool = sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM movies) OR EXISTS (SELECT 1 FROM authors)
-                 OR EXISTS (SELECT 1 FROM reviews)",
-        )
-        .fetch_one(&mut *transaction)
-        .await?;
-        if filled {
+        // Again, now that no other process can write: another server may have filled it.
+        let filled = if holds_anything(&mut transaction).await? {
             // Ended here, not on drop: a dropped transaction is rolled back only when its
             // connection is next used, and until then it would keep the write lock from every
             // other process.
             transaction.rollback().await?;
-            return Ok(false);
-        }
-        load::replace_everything(
-            &mut transaction,
-            movies,
-            authors,
-            reviews,
-            &mut |_, _, _| {},
-        )
-        .await?;
-        transaction.commit().await?;
-        Ok(true)
+            false
+        } else {
+            let nothing = &mut |_, _, _| {};
+            load::replace_everything(&mut transaction, movies, authors, reviews, nothing).await?;
+            transaction.commit().await?;
+            true
+        };
+        connection.close().await?;
+        Ok(filled)
     }
 
     /// Replaces everything in the database with the given rows, in one transaction, telling
@@ -139,7 +135,8 @@ impl Store {
         let mut connection = self.loader().await?;
         let mut transaction = connection.begin_with("BEGIN IMMEDIATE").await?;
         load::replace_everything(&mut transaction, movies, authors, reviews, progress).await?;
-        transaction.commit().await
+        transaction.commit().await?;
+        connection.close().await
     }
 
     /// Waits for the calls in progress, then closes every connection, checkpointing the WAL
@@ -147,6 +144,17 @@ impl Store {
     pub async fn close(&self) {
         self.connections.close().await;
     }
+}
+
+/// Whether any movie, author or review exists. EXISTS, not COUNT: this runs at every start,
+/// and a count would read every row.
+async fn holds_anything(connection: &mut SqliteConnection) -> Result<bool, StoreError> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM movies) OR EXISTS (SELECT 1 FROM authors)
+             OR EXISTS (SELECT 1 FROM reviews)",
+    )
+    .fetch_one(connection)
+    .await
 }
 
 /// How many times start-up tries to migrate before giving up.
@@ -169,61 +177,6 @@ async fn migrate(connection: &mut SqliteConnection) -> Result<(), StoreError> {
             Err(error) => return Err(error.into()),
         }
     }
-}
-
-/// The SQL of a search of `table` for the term bound as `?1` (lowercase and trimmed; `None` to
-/// browse) inside `column`, for [`page_sql`].
-struct SearchSql {
-    /// A common table expression to put before the statement, or nothing.
-    with: String,
-    /// The table and the `WHERE` clause.
-    from: String,
-    /// The statement that counts every match.
-    count: String,
-    /// The value to bind as `?1`.
-    term: Option<String>,
-}
-
-/// Three characters or more are looked up in the trigram index `index` (see the migrations) as
-/// a phrase, which matches exactly the texts containing the term; the matches are found once,
-/// for both the page and the count. A shorter term, which no trigram index can serve, scans,
-/// and so does a term with a NUL character, which FTS5 reads as the end of its query. Browsing
-/// reads the kept total `total` (a column of `totals`).
-fn search_sql(
-    query: Option<&str>,
-    table: &str,
-    column: &str,
-    index: &str,
-    total: &str,
-) -> SearchSql {
-    match query {
-        None => SearchSql {
-            with: String::new(),
-            from: table.to_owned(),
-            count: format!("SELECT {total} FROM totals"),
-            term: None,
-        },
-        Some(term) if term.chars().count() >= 3 && !term.contains('\0') => SearchSql {
-            with: format!(
-                "WITH matches AS MATERIALIZED (SELECT rowid FROM {index} WHERE {index} MATCH ?1) "
-            ),
-            from: format!("{table} WHERE rowid IN matches"),
-            count: "SELECT COUNT(*) FROM matches".to_owned(),
-            term: Some(fts_phrase(term)),
-        },
-        Some(term) => SearchSql {
-            with: String::new(),
-            from: format!("{table} WHERE instr({column}, ?1) > 0"),
-            count: format!("SELECT COUNT(*) FROM {table} WHERE instr({column}, ?1) > 0"),
-            term: Some(term.to_owned()),
-        },
-    }
-}
-
-/// An FTS5 query for `term` taken literally: one phrase, in double quotes, with any double
-/// quote inside doubled. Every other character is literal inside a phrase.
-fn fts_phrase(term: &str) -> String {
-    format!("\"{}\"", term.replace('"', "\"\""))
 }
 
 /// One statement that reads a page and the number of rows across every page, so both see the
@@ -269,10 +222,11 @@ async fn fetch_page<T: DeserializeOwned>(
     })
 }
 
-/// What a page's `WHERE` clause binds: a search term or an id.
+/// What a page's statement binds as `?1` and `?2`: a search term, an id, a count.
 trait PageValue: for<'q> sqlx::Encode<'q, Sqlite> + sqlx::Type<Sqlite> + Send {}
 impl PageValue for String {}
 impl PageValue for Uuid {}
+impl PageValue for i64 {}
 
 /// A row, or rows, that SQLite assembled as JSON arrays (ids as hex, which `Uuid` reads).
 fn from_json<T: DeserializeOwned>(json: &str) -> Result<T, StoreError> {
@@ -289,12 +243,6 @@ pub fn fold(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fts_phrases_take_the_term_literally() {
-        assert_eq!(fts_phrase("abc"), "\"abc\"");
-        assert_eq!(fts_phrase("a \"b\" OR c*"), "\"a \"\"b\"\" OR c*\"");
-    }
 
     #[test]
     fn folding_is_the_same_wherever_a_letter_stands() {

@@ -4,7 +4,7 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use super::reviews::{REVIEW_JSON, REVIEW_ORDER};
-use super::{ReviewRow, Rows, Store, StoreError, fetch_page, from_json, page_sql, search_sql};
+use super::{ReviewRow, Rows, Store, StoreError, from_json, search};
 
 /// A movie with its review aggregates.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -28,6 +28,16 @@ const MOVIE_JSON: &str = "json_array(hex(id), title, review_count, star_total)";
 /// Title order: ignoring case, then exact, then id (the `movies_by_title` index).
 const MOVIE_ORDER: &str = "title_folded, title, id";
 
+/// How [`search::search`] reads this table.
+const SEARCHED: search::Searched = search::Searched {
+    table: "movies",
+    column: "title_folded",
+    index: "movies_search",
+    total: "movies",
+    row: MOVIE_JSON,
+    order: MOVIE_ORDER,
+};
+
 impl Store {
     /// A page of the movies whose lowercase title contains `query` (already lowercase and
     /// trimmed; `None` for every movie), in title order.
@@ -37,23 +47,8 @@ impl Store {
         offset: u32,
         limit: u32,
     ) -> Result<Rows<MovieRow>, StoreError> {
-        let search = search_sql(query, "movies", "title_folded", "movies_search", "movies");
-        let sql = page_sql(
-            &search.with,
-            MOVIE_JSON,
-            MOVIE_ORDER,
-            &search.from,
-            &search.count,
-        );
-        let no_value: Option<String> = None;
-        fetch_page(
-            &mut *self.connection().await?,
-            sql,
-            (search.term, no_value),
-            offset,
-            limit,
-        )
-        .await
+        let mut connection = self.connection().await?;
+        search::search(&mut connection, &SEARCHED, query, offset, limit).await
     }
 
     /// The movie with this id and every review of it in review order, if there is one.
