@@ -1457,5 +1457,14 @@ async fn search_pages_are_right_wherever_the_matches_stand_in_the_order() {
                 .collect();
             assert_eq!(found, expected, "{term:?} in pages of {limit}");
         }
+        // The last offset there is: an empty page and the whole count.
+        let past = client
+            .ok(
+                "movies_search",
+                json!({ "query": term, "offset": u32::MAX, "limit": 50 }),
+            )
+            .await;
+        assert_eq!(past["items"], json!([]), "{term:?}");
+        assert_eq!(past["totalCount"], json!(expected.len()), "{term:?}");
     }
 }

@@ -87,7 +87,7 @@ pub(super) async fn search<T: DeserializeOwned>(
     .fetch_one(&mut *read)
     .await?;
     let sorted_cost = matches as f64 * SORT_OVER_WALK;
-    let walked_cost = f64::from(offset + limit) * rows as f64 / matches.max(1) as f64;
+    let walked_cost = (f64::from(offset) + f64::from(limit)) * rows as f64 / matches.max(1) as f64;
     let mut page = None;
     if walked_cost < sorted_cost {
         // Matches are not spread evenly (a common word that starts titles gathers them in one
