@@ -182,22 +182,33 @@ async fn migrate(connection: &mut SqliteConnection) -> Result<(), StoreError> {
 /// One statement that reads a page and the number of rows across every page, so both see the
 /// same data in one round trip.
 ///
-/// `with` is a common table expression or nothing; `row` is a JSON array of one row's columns, in the order of the fields of the row struct it
-/// decodes into; `order` the ORDER BY keys; `from` the table and `WHERE` clause, whose values are
-/// bound as `?1` and `?2`; `count` a statement that counts every row (a kept total where there
-/// is one). Bind `?3` to the limit and `?4` to the offset.
+/// `with` is a common table expression or nothing; `row`, `order` and `from` are as for
+/// [`page_rows_sql`]; `count` is a statement that counts every row (a kept total where there is
+/// one). The count runs only when the page does not show the total itself (a page that is
+/// neither full nor past the end is the last one); it is not a `COUNT(*) OVER ()` beside the
+/// page, which would make SQLite collect and sort every match instead of reading the first ones
+/// from an index.
+fn page_sql(with: &str, row: &str, order: &str, from: &str, count: &str) -> String {
+    let page = page_rows_sql(row, order, from);
+    format!(
+        "{with}SELECT rows, CASE WHEN n < ?3 AND (n > 0 OR ?4 = 0) THEN ?4 + n ELSE ({count}) END
+         FROM ({page})"
+    )
+}
+
+/// A query for one page as `rows`, a JSON array, and `n`, how many rows it holds.
+///
+/// `row` is a JSON array of one row's columns, in the order of the fields of the row struct it
+/// decodes into; `order` the ORDER BY keys; `from` the table and `WHERE` clause, whose values
+/// are bound as `?1` and `?2`. Bind `?3` to the limit and `?4` to the offset.
 ///
 /// The page comes back as one JSON array rather than a row per row: sqlx hands each row over
 /// from its worker thread on its own, which cost about 4 µs a row here, against under one for
-/// SQLite's JSON functions and serde. The count runs only when the page does not show the
-/// total itself (a page that is neither full nor past the end is the last one); it is not a
-/// `COUNT(*) OVER ()` beside the page, which would make SQLite collect and sort every match
-/// instead of reading the first ones from an index.
-fn page_sql(with: &str, row: &str, order: &str, from: &str, count: &str) -> String {
+/// SQLite's JSON functions and serde.
+fn page_rows_sql(row: &str, order: &str, from: &str) -> String {
     format!(
-        "{with}SELECT rows, CASE WHEN n < ?3 AND (n > 0 OR ?4 = 0) THEN ?4 + n ELSE ({count}) END
-         FROM (SELECT json_group_array({row} ORDER BY {order}) AS rows, COUNT(*) AS n
-               FROM (SELECT * FROM {from} ORDER BY {order} LIMIT ?3 OFFSET ?4))"
+        "SELECT json_group_array({row} ORDER BY {order}) AS rows, COUNT(*) AS n
+         FROM (SELECT * FROM {from} ORDER BY {order} LIMIT ?3 OFFSET ?4)"
     )
 }
 

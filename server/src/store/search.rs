@@ -18,7 +18,7 @@
 use serde::de::DeserializeOwned;
 use sqlx::{Connection as _, SqliteConnection};
 
-use super::{Rows, StoreError, fetch_page, from_json, page_sql};
+use super::{Rows, StoreError, fetch_page, from_json, page_rows_sql, page_sql};
 
 /// A table that can be searched: its name, its folded text column, its trigram index, its
 /// column in `totals`, a row as JSON (see `page_sql`) and its order.
@@ -94,11 +94,10 @@ pub(super) async fn search<T: DeserializeOwned>(
         // part of the order), so the walk is bounded; when its window ends before the page is
         // full, the matches are sorted after all.
         let window = (walked_cost * WINDOW_OVER_ESTIMATE).max(MIN_WINDOW) as i64;
-        let sql = format!(
-            "SELECT json_group_array({row} ORDER BY {order}), COUNT(*)
-             FROM (SELECT * FROM (SELECT * FROM {table} ORDER BY {order} LIMIT ?2)
-                   WHERE instr({column}, ?1) > 0 ORDER BY {order} LIMIT ?3 OFFSET ?4)"
+        let window_rows = format!(
+            "(SELECT * FROM {table} ORDER BY {order} LIMIT ?2) WHERE instr({column}, ?1) > 0"
         );
+        let sql = page_rows_sql(row, order, &window_rows);
         let (items, found): (String, i64) = sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(term)
             .bind(window)
