@@ -316,9 +316,14 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
         return Err(format!("the server exited with {status} after stdin closed").into());
     }
 
-    // The same calls on the store alone, one at a time, then clean up every review written.
+    // The same calls on the store alone, one at a time, then clean up every review written. On
+    // a one-thread runtime, as the server over stdio runs them.
     eprintln!("bench: {} store calls in-process…", serial_calls.len());
-    let (store_run, store_written) = runtime.block_on(store_calls(&database, &serial_calls))?;
+    let store_runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (store_run, store_written) =
+        store_runtime.block_on(store_calls(&database, &serial_calls))?;
     let mut written = main_run.written.clone();
     written.extend(&serial_run.written);
     written.extend(store_written);
@@ -609,7 +614,10 @@ struct RunResult {
 }
 
 /// Sends `calls` keeping `in_flight` unanswered: a writer thread sends a request whenever an
-/// answer frees a slot, a reader thread matches answers to requests by id and checks them.
+/// answer frees a slot, a reader thread matches answers to requests by id. With one in flight a
+/// single thread writes a request and reads its answer, as a client does, instead of waking a
+/// second thread for every call. Answers are checked once the run is over, so that the client
+/// spends as little as it can of the machine the server runs on while it is timed.
 fn pipelined(
     connection: Connection,
     calls: &[Call],
@@ -617,7 +625,7 @@ fn pipelined(
 ) -> Result<(Connection, RunResult), Error> {
     let Connection {
         mut stdin,
-        stdout,
+        mut stdout,
         next_id,
     } = connection;
     let first_id = next_id;
@@ -636,81 +644,90 @@ fn pipelined(
             line
         })
         .collect();
-    let tools: Vec<usize> = calls.iter().map(Call::tool).collect();
-    let sent_at: Arc<Vec<AtomicU64>> =
-        Arc::new((0..calls.len()).map(|_| AtomicU64::new(0)).collect());
-    let base = Instant::now();
-    let (free, slots) = mpsc::channel::<()>();
-
-    let writer = {
-        let sent_at = Arc::clone(&sent_at);
-        thread::spawn(move || -> Result<ChildStdin, String> {
-            for (index, line) in lines.iter().enumerate() {
-                if index >= in_flight && slots.recv().is_err() {
-                    return Err("stopped: the reader gave up".to_owned());
-                }
-                sent_at[index].store(base.elapsed().as_nanos() as u64, Ordering::Release);
-                stdin
-                    .write_all(line)
-                    .map_err(|error| format!("writing to the server: {error}"))?;
-            }
-            Ok(stdin)
-        })
-    };
     let count = calls.len();
-    let reader = thread::spawn(move || -> Result<_, String> {
-        let mut stdout = stdout;
-        let mut latencies = vec![Vec::new(); TOOLS.len()];
-        let mut written = Vec::new();
-        let mut answered = vec![false; count];
-        let mut line = String::new();
-        let mut received = 0;
-        while received < count {
-            line.clear();
-            match stdout.read_line(&mut line) {
-                Ok(0) => {
-                    return Err(format!(
-                        "the server closed stdout after {received} of {count} answers"
-                    ));
-                }
-                Ok(_) => {}
-                Err(error) => return Err(format!("reading from the server: {error}")),
-            }
-            let now = base.elapsed().as_nanos() as u64;
-            let answer: Value = serde_json::from_str(&line)
-                .map_err(|error| format!("an answer is not JSON ({error}): {line}"))?;
-            let Some(id) = answer.get("id").and_then(Value::as_u64) else {
-                continue; // A notification.
-            };
-            let index = id
-                .checked_sub(first_id)
-                .map(|index| index as usize)
-                .filter(|&index| index < count && !answered[index])
-                .ok_or_else(|| format!("an answer with an unexpected id: {line}"))?;
-            answered[index] = true;
-            let tool = tools[index];
-            let content = checked(&answer)
-                .map_err(|error| format!("call {id} ({}) failed: {error}", TOOLS[tool]))?;
-            if tool == 4 {
-                let review = content["id"]
-                    .as_str()
-                    .and_then(|id| Uuid::parse_str(id).ok())
-                    .ok_or_else(|| format!("reviews_write answered without an id: {line}"))?;
-                written.push(review);
-            }
-            let sent = sent_at[index].load(Ordering::Acquire);
-            latencies[tool].push(Duration::from_nanos(now.saturating_sub(sent)));
-            received += 1;
-            let _ = free.send(());
+    let base = Instant::now();
+    let (answers, stdin, stdout) = if in_flight == 1 {
+        let mut answers = Vec::with_capacity(count);
+        for (index, line) in lines.iter().enumerate() {
+            let sent = base.elapsed();
+            stdin.write_all(line)?;
+            let (answer, _) = read_answer(&mut stdout, first_id, count, index)?;
+            answers.push(Answered {
+                index,
+                latency: base.elapsed() - sent,
+                answer,
+            });
         }
-        Ok((stdout, latencies, written))
-    });
-    let read = reader.join().map_err(|_| "the reader thread panicked")?;
+        (answers, stdin, stdout)
+    } else {
+        let sent_at: Arc<Vec<AtomicU64>> =
+            Arc::new((0..count).map(|_| AtomicU64::new(0)).collect());
+        let (free, slots) = mpsc::channel::<()>();
+        let writer = {
+            let sent_at = Arc::clone(&sent_at);
+            thread::spawn(move || -> Result<ChildStdin, String> {
+                for (index, line) in lines.iter().enumerate() {
+                    if index >= in_flight && slots.recv().is_err() {
+                        return Err("stopped: the reader gave up".to_owned());
+                    }
+                    sent_at[index].store(base.elapsed().as_nanos() as u64, Ordering::Release);
+                    stdin
+                        .write_all(line)
+                        .map_err(|error| format!("writing to the server: {error}"))?;
+                }
+                Ok(stdin)
+            })
+        };
+        let reader = thread::spawn(move || -> Result<_, String> {
+            let mut answers = Vec::with_capacity(count);
+            let mut answered = vec![false; count];
+            while answers.len() < count {
+                let (answer, index) = read_answer(&mut stdout, first_id, count, answers.len())
+                    .map_err(|error| error.to_string())?;
+                let now = base.elapsed().as_nanos() as u64;
+                if std::mem::replace(&mut answered[index], true) {
+                    return Err(format!("two answers to one request: {answer}"));
+                }
+                let sent = sent_at[index].load(Ordering::Acquire);
+                answers.push(Answered {
+                    index,
+                    latency: Duration::from_nanos(now.saturating_sub(sent)),
+                    answer,
+                });
+                let _ = free.send(());
+            }
+            Ok((answers, stdout))
+        });
+        let read = reader.join().map_err(|_| "the reader thread panicked")?;
+        // On a failed read the writer sees the channel close and stops.
+        let wrote = writer.join().map_err(|_| "the writer thread panicked")?;
+        let (answers, stdout) = read?;
+        (answers, wrote?, stdout)
+    };
     let elapsed = base.elapsed();
-    // On a failed read the writer sees the channel close and stops.
-    let wrote = writer.join().map_err(|_| "the writer thread panicked")?;
-    let (stdout, latencies, written) = read?;
-    let stdin = wrote?;
+
+    let mut latencies = vec![Vec::new(); TOOLS.len()];
+    let mut written = Vec::new();
+    for Answered {
+        index,
+        latency,
+        answer,
+    } in answers
+    {
+        let tool = calls[index].tool();
+        let answer: Value = serde_json::from_str(&answer)
+            .map_err(|error| format!("an answer is not JSON ({error}): {answer}"))?;
+        let content = checked(&answer)
+            .map_err(|error| format!("call {index} ({}) failed: {error}", TOOLS[tool]))?;
+        if tool == 4 {
+            let review = content["id"]
+                .as_str()
+                .and_then(|id| Uuid::parse_str(id).ok())
+                .ok_or_else(|| format!("reviews_write answered without an id: {answer}"))?;
+            written.push(review);
+        }
+        latencies[tool].push(latency);
+    }
     Ok((
         Connection {
             stdin,
@@ -723,6 +740,47 @@ fn pipelined(
             written,
         },
     ))
+}
+
+/// An answer, not yet checked, to the request at `index`, and how long it took.
+struct Answered {
+    index: usize,
+    latency: Duration,
+    answer: String,
+}
+
+/// Reads the next answer to a `tools/call` (skipping notifications) and the index of the
+/// request it answers, reading no more of it than its id.
+fn read_answer(
+    stdout: &mut BufReader<ChildStdout>,
+    first_id: u64,
+    count: usize,
+    received: usize,
+) -> Result<(String, usize), Error> {
+    /// Only the id of an answer; serde skips the rest without building it.
+    #[derive(serde::Deserialize)]
+    struct Id {
+        id: Option<u64>,
+    }
+    loop {
+        let mut line = String::new();
+        if stdout.read_line(&mut line)? == 0 {
+            return Err(
+                format!("the server closed stdout after {received} of {count} answers").into(),
+            );
+        }
+        let Id { id } = serde_json::from_str(&line)
+            .map_err(|error| format!("an answer is not JSON ({error}): {line}"))?;
+        let Some(id) = id else {
+            continue; // A notification.
+        };
+        let index = id
+            .checked_sub(first_id)
+            .map(|index| index as usize)
+            .filter(|&index| index < count)
+            .ok_or_else(|| format!("an answer with an unexpected id: {line}"))?;
+        return Ok((line, index));
+    }
 }
 
 /// Runs on the store the same store functions each call's tool runs, one call at a time.

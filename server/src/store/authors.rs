@@ -1,12 +1,12 @@
 //! The `authors` table: search in last-name order, existence.
 
-use serde::Deserialize;
+use rusqlite::Row;
 use uuid::Uuid;
 
-use super::{Rows, Store, StoreError, search};
+use super::{Rows, Store, StoreError, TableRow, read_number, search};
 
 /// An author with their review aggregates.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AuthorRow {
     pub id: Uuid,
     pub first_name: String,
@@ -23,8 +23,19 @@ pub struct NewAuthor {
     pub last_name: String,
 }
 
-/// An author as a JSON array, in [`AuthorRow`]'s field order.
-const AUTHOR_JSON: &str = "json_array(hex(id), first_name, last_name, review_count, star_total)";
+impl TableRow for AuthorRow {
+    const COLUMNS: &'static str = "id, first_name, last_name, review_count, star_total";
+
+    fn from_row(row: &Row<'_>) -> rusqlite::Result<AuthorRow> {
+        Ok(AuthorRow {
+            id: row.get(0)?,
+            first_name: row.get(1)?,
+            last_name: row.get(2)?,
+            review_count: row.get(3)?,
+            star_total: row.get(4)?,
+        })
+    }
+}
 
 /// Last-name order: last name, then first name (each ignoring case, then exact), then id (the
 /// `authors_by_name` index).
@@ -36,7 +47,6 @@ const SEARCHED: search::Searched = search::Searched {
     column: "full_name_folded",
     index: "authors_search",
     total: "authors",
-    row: AUTHOR_JSON,
     order: AUTHOR_ORDER,
 };
 
@@ -50,15 +60,20 @@ impl Store {
         offset: u32,
         limit: u32,
     ) -> Result<Rows<AuthorRow>, StoreError> {
-        let mut connection = self.connection().await?;
-        search::search(&mut connection, &SEARCHED, query, offset, limit).await
+        self.read(|connection| search::search(connection, &SEARCHED, query, offset, limit))
+            .await
     }
 
     /// Whether an author has this id.
     pub async fn author_exists(&self, id: Uuid) -> Result<bool, StoreError> {
-        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM authors WHERE id = ?1)")
-            .bind(id)
-            .fetch_one(&mut *self.connection().await?)
-            .await
+        self.read(|connection| {
+            read_number(
+                connection,
+                "SELECT EXISTS (SELECT 1 FROM authors WHERE id = ?1)",
+                [id],
+            )
+        })
+        .await
+        .map(|exists| exists != 0)
     }
 }

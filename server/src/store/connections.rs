@@ -1,10 +1,9 @@
-//! The store's connections: a few SQLite connections, handed out one per store call.
+//! The store's writing connections: sqlx connections, handed out one per store call that
+//! migrates, loads or writes (reads have connections of their own, see `readers`).
 //!
 //! sqlx's `SqlitePool` is not used because of what it costs per call: measured here, taking a
-//! connection from it and giving it back costs about 30 µs, more than the query itself
-//! (`SELECT 1` takes 7 µs on a held connection, a movie by key 14 µs), and a tool call makes
-//! two or three store calls. A semaphore and a stack of idle connections cost well under a
-//! microsecond.
+//! connection from it and giving it back costs about 30 µs, more than most statements. A
+//! semaphore and a stack of idle connections cost well under a microsecond.
 //!
 //! Writes in this process take turns here before they take a connection. SQLite lets one
 //! connection write at a time, and a connection that finds the write lock taken sleeps in its
@@ -75,7 +74,7 @@ impl Connections {
             .permits
             .acquire()
             .await
-            .map_err(|_| StoreError::PoolClosed)?;
+            .map_err(|_| StoreError::Closed)?;
         let idle = self.take_idle();
         let connection = match idle {
             Some(connection) => connection,
@@ -135,7 +134,7 @@ impl Pooled<'_> {
     /// last connection to close checkpoints the write-ahead log).
     pub(super) async fn close(mut self) -> Result<(), StoreError> {
         match self.connection.take() {
-            Some(connection) => connection.close().await,
+            Some(connection) => Ok(connection.close().await?),
             None => Ok(()),
         }
     }

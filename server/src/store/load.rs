@@ -142,7 +142,7 @@ pub(super) async fn replace_everything(
                 movies_by_id.get(&review.movie_id),
                 authors_by_id.get(&review.author_id),
             ) else {
-                return Err(StoreError::RowNotFound);
+                return Err(StoreError::Sqlx(sqlx::Error::RowNotFound));
             };
             rows.push((review, movie, author));
         }

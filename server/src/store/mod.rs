@@ -1,11 +1,15 @@
 //! The SQLite store: the one place that knows SQL. It opens the database with the settings a
 //! server needs, applies the migrations, and offers one function per question the tools ask.
 //! Nothing here sees JSON or MCP types; callers get plain row structs.
+//!
+//! Writes, migrations and loads go through sqlx (`connections`); reads call SQLite directly
+//! through rusqlite on connections of their own (`readers`, which says why).
 
 mod authors;
 mod connections;
 mod load;
 mod movies;
+mod readers;
 mod reviews;
 mod search;
 
@@ -13,12 +17,12 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::de::DeserializeOwned;
+use rusqlite::{Params, Row, ToSql};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
-use sqlx::{Connection as _, Sqlite, SqliteConnection};
-use uuid::Uuid;
+use sqlx::{Connection as _, SqliteConnection};
 
 use connections::{Connections, Pooled};
+use readers::Readers;
 
 pub use authors::{AuthorRow, NewAuthor};
 pub use load::Progress;
@@ -29,16 +33,62 @@ pub use reviews::{NewReview, ReviewFilter, ReviewRow};
 /// the same file, say) before giving up with "database is locked".
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Connections at most: WAL lets readers run beside the one writer.
-const MAX_CONNECTIONS: u32 = 4;
+/// Writing connections at most: writes in this process take turns (see `connections`), so one
+/// is enough.
+const MAX_WRITERS: u32 = 1;
+
+/// Reading connections at most: reads on the one-thread stdio runtime take turns anyway; on
+/// HTTP's runtime each worker may be reading.
+const MAX_READERS: u32 = 4;
 
 /// Why a store call failed. Every variant is unexpected from a tool's point of view.
-pub type StoreError = sqlx::Error;
+#[derive(Debug)]
+pub enum StoreError {
+    /// Opening, migrating, loading or writing, through sqlx.
+    Sqlx(sqlx::Error),
+    /// A read, through rusqlite.
+    Sqlite(rusqlite::Error),
+    /// The store was closed: the server is shutting down.
+    Closed,
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Sqlx(error) => error.fmt(f),
+            StoreError::Sqlite(error) => error.fmt(f),
+            StoreError::Closed => f.write_str("the database is closed"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Sqlx(error) => Some(error),
+            StoreError::Sqlite(error) => Some(error),
+            StoreError::Closed => None,
+        }
+    }
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(error: sqlx::Error) -> StoreError {
+        StoreError::Sqlx(error)
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(error: sqlx::migrate::MigrateError) -> StoreError {
+        StoreError::Sqlx(error.into())
+    }
+}
 
 /// The movie-review database.
 #[derive(Clone)]
 pub struct Store {
     connections: Arc<Connections>,
+    readers: Arc<Readers>,
 }
 
 /// One page of rows and the number of rows across every page.
@@ -64,16 +114,25 @@ impl Store {
             .busy_timeout(BUSY_TIMEOUT)
             .foreign_keys(true);
         let store = Store {
-            connections: Arc::new(Connections::new(options, MAX_CONNECTIONS)),
+            connections: Arc::new(Connections::new(options, MAX_WRITERS)),
+            readers: Arc::new(Readers::new(path, MAX_READERS)),
         };
         migrate(&mut *store.connection().await?).await?;
         Ok(store)
     }
 
-    /// A connection for one store call. A call takes one and never a second while it holds
+    /// A sqlx connection, for migrating. A call takes one and never a second while it holds
     /// it, so calls cannot wait on each other for connections.
     async fn connection(&self) -> Result<Pooled<'_>, StoreError> {
         self.connections.get().await
+    }
+
+    /// Runs `read` on a reading connection, in one read transaction (see [`readers`]).
+    async fn read<T>(
+        &self,
+        read: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, StoreError> {
+        self.readers.read(read).await
     }
 
     /// A connection for one store call that writes, once the other writes in this process are
@@ -140,8 +199,10 @@ impl Store {
     }
 
     /// Waits for the calls in progress, then closes every connection, checkpointing the WAL
-    /// into the database file.
+    /// into the database file (the last connection to close does it, and that is a writing
+    /// one).
     pub async fn close(&self) {
+        self.readers.close().await;
         self.connections.close().await;
     }
 }
@@ -155,6 +216,7 @@ async fn holds_anything(connection: &mut SqliteConnection) -> Result<bool, Store
     )
     .fetch_one(connection)
     .await
+    .map_err(StoreError::from)
 }
 
 /// How many times start-up tries to migrate before giving up.
@@ -179,69 +241,63 @@ async fn migrate(connection: &mut SqliteConnection) -> Result<(), StoreError> {
     }
 }
 
-/// One statement that reads a page and the number of rows across every page, so both see the
-/// same data in one round trip.
-///
-/// `with` is a common table expression or nothing; `row`, `order` and `from` are as for
-/// [`page_rows_sql`]; `count` is a statement that counts every row (a kept total where there is
-/// one). The count runs only when the page does not show the total itself (a page that is
-/// neither full nor past the end is the last one); it is not a `COUNT(*) OVER ()` beside the
-/// page, which would make SQLite collect and sort every match instead of reading the first ones
-/// from an index.
-fn page_sql(with: &str, row: &str, order: &str, from: &str, count: &str) -> String {
-    let page = page_rows_sql(row, order, from);
+/// A row a read returns, as SQLite gives it: `COLUMNS` are selected, `from_row` reads them in
+/// that order.
+trait TableRow: Sized {
+    const COLUMNS: &'static str;
+    fn from_row(row: &Row<'_>) -> rusqlite::Result<Self>;
+}
+
+/// A statement for one page: the `T::COLUMNS` of `from` (a table and `WHERE` clause whose
+/// values are bound as `?1` and `?2`) in `order`, `?3` rows from offset `?4`.
+fn page_sql<T: TableRow>(from: &str, order: &str) -> String {
     format!(
-        "{with}SELECT rows, CASE WHEN n < ?3 AND (n > 0 OR ?4 = 0) THEN ?4 + n ELSE ({count}) END
-         FROM ({page})"
+        "SELECT {columns} FROM {from} ORDER BY {order} LIMIT ?3 OFFSET ?4",
+        columns = T::COLUMNS
     )
 }
 
-/// A query for one page as `rows`, a JSON array, and `n`, how many rows it holds.
-///
-/// `row` is a JSON array of one row's columns, in the order of the fields of the row struct it
-/// decodes into; `order` the ORDER BY keys; `from` the table and `WHERE` clause, whose values
-/// are bound as `?1` and `?2`. Bind `?3` to the limit and `?4` to the offset.
-///
-/// The page comes back as one JSON array rather than a row per row: sqlx hands each row over
-/// from its worker thread on its own, which cost about 4 µs a row here, against under one for
-/// SQLite's JSON functions and serde.
-fn page_rows_sql(row: &str, order: &str, from: &str) -> String {
-    format!(
-        "SELECT json_group_array({row} ORDER BY {order}) AS rows, COUNT(*) AS n
-         FROM (SELECT * FROM {from} ORDER BY {order} LIMIT ?3 OFFSET ?4)"
-    )
+/// Runs a statement (prepared once per connection) and reads every row it returns.
+fn read_rows<T: TableRow>(
+    connection: &rusqlite::Connection,
+    sql: &str,
+    values: impl Params,
+) -> rusqlite::Result<Vec<T>> {
+    let mut statement = connection.prepare_cached(sql)?;
+    let rows = statement.query_map(values, T::from_row)?;
+    rows.collect()
 }
 
-/// Reads a page with a statement made by [`page_sql`].
-async fn fetch_page<T: DeserializeOwned>(
-    connection: &mut SqliteConnection,
-    sql: String,
-    values: (Option<impl PageValue>, Option<impl PageValue>),
+/// Reads a page with a statement made by [`page_sql`], and the number of rows across every
+/// page: the page shows it when it is neither full nor past the end (it is the last one);
+/// otherwise `count` counts them.
+fn read_page<T: TableRow>(
+    connection: &rusqlite::Connection,
+    sql: &str,
+    values: (impl ToSql, impl ToSql),
     offset: u32,
     limit: u32,
-) -> Result<Rows<T>, StoreError> {
-    let (rows, total): (String, i64) = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(values.0)
-        .bind(values.1)
-        .bind(i64::from(limit))
-        .bind(i64::from(offset))
-        .fetch_one(connection)
-        .await?;
-    Ok(Rows {
-        items: from_json(&rows)?,
-        total: u64::try_from(total).unwrap_or(0),
-    })
+    count: impl FnOnce() -> rusqlite::Result<i64>,
+) -> rusqlite::Result<Rows<T>> {
+    let items: Vec<T> = read_rows(connection, sql, (values.0, values.1, limit, offset))?;
+    let shown = items.len() as u64;
+    let total = if shown < u64::from(limit) && (shown > 0 || offset == 0) {
+        u64::from(offset) + shown
+    } else {
+        u64::try_from(count()?).unwrap_or(0)
+    };
+    Ok(Rows { items, total })
 }
 
-/// What a page's statement binds as `?1` and `?2`: a search term, an id, a count.
-trait PageValue: for<'q> sqlx::Encode<'q, Sqlite> + sqlx::Type<Sqlite> + Send {}
-impl PageValue for String {}
-impl PageValue for Uuid {}
-impl PageValue for i64 {}
-
-/// A row, or rows, that SQLite assembled as JSON arrays (ids as hex, which `Uuid` reads).
-fn from_json<T: DeserializeOwned>(json: &str) -> Result<T, StoreError> {
-    serde_json::from_str(json).map_err(|error| StoreError::Decode(error.into()))
+/// Runs a statement that returns one number.
+fn read_number(
+    connection: &rusqlite::Connection,
+    sql: &str,
+    values: impl Params,
+) -> rusqlite::Result<i64> {
+    connection
+        .prepare_cached(sql)?
+        .query_row(values, |row| row.get(0))
 }
 
 /// The Unicode lowercase form used for case-insensitive search and order, character by

@@ -1,13 +1,13 @@
 //! The `movies` table: search in title order, one movie by id, existence.
 
-use serde::Deserialize;
+use rusqlite::Row;
 use uuid::Uuid;
 
-use super::reviews::{REVIEW_JSON, REVIEW_ORDER};
-use super::{ReviewRow, Rows, Store, StoreError, from_json, search};
+use super::reviews::REVIEW_ORDER;
+use super::{ReviewRow, Rows, Store, StoreError, TableRow, read_number, read_rows, search};
 
 /// A movie with its review aggregates.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MovieRow {
     pub id: Uuid,
     pub title: String,
@@ -22,8 +22,18 @@ pub struct NewMovie {
     pub title: String,
 }
 
-/// A movie as a JSON array, in [`MovieRow`]'s field order.
-const MOVIE_JSON: &str = "json_array(hex(id), title, review_count, star_total)";
+impl TableRow for MovieRow {
+    const COLUMNS: &'static str = "id, title, review_count, star_total";
+
+    fn from_row(row: &Row<'_>) -> rusqlite::Result<MovieRow> {
+        Ok(MovieRow {
+            id: row.get(0)?,
+            title: row.get(1)?,
+            review_count: row.get(2)?,
+            star_total: row.get(3)?,
+        })
+    }
+}
 
 /// Title order: ignoring case, then exact, then id (the `movies_by_title` index).
 const MOVIE_ORDER: &str = "title_folded, title, id";
@@ -34,7 +44,6 @@ const SEARCHED: search::Searched = search::Searched {
     column: "title_folded",
     index: "movies_search",
     total: "movies",
-    row: MOVIE_JSON,
     order: MOVIE_ORDER,
 };
 
@@ -47,8 +56,8 @@ impl Store {
         offset: u32,
         limit: u32,
     ) -> Result<Rows<MovieRow>, StoreError> {
-        let mut connection = self.connection().await?;
-        search::search(&mut connection, &SEARCHED, query, offset, limit).await
+        self.read(|connection| search::search(connection, &SEARCHED, query, offset, limit))
+            .await
     }
 
     /// The movie with this id and every review of it in review order, if there is one.
@@ -56,26 +65,30 @@ impl Store {
         &self,
         id: Uuid,
     ) -> Result<Option<(MovieRow, Vec<ReviewRow>)>, StoreError> {
-        let sql = format!(
-            "SELECT {MOVIE_JSON}, (SELECT json_group_array({REVIEW_JSON} ORDER BY {REVIEW_ORDER})
-                                   FROM reviews WHERE movie_id = ?1)
-             FROM movies WHERE id = ?1"
-        );
-        let found: Option<(String, String)> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(id)
-            .fetch_optional(&mut *self.connection().await?)
-            .await?;
-        let Some((movie, reviews)) = found else {
-            return Ok(None);
-        };
-        Ok(Some((from_json(&movie)?, from_json(&reviews)?)))
+        self.read(|connection| {
+            let movie_sql = format!("SELECT {} FROM movies WHERE id = ?1", MovieRow::COLUMNS);
+            let Some(movie) = read_rows(connection, &movie_sql, [id])?.pop() else {
+                return Ok(None);
+            };
+            let reviews_sql = format!(
+                "SELECT {} FROM reviews WHERE movie_id = ?1 ORDER BY {REVIEW_ORDER}",
+                ReviewRow::COLUMNS
+            );
+            Ok(Some((movie, read_rows(connection, &reviews_sql, [id])?)))
+        })
+        .await
     }
 
     /// Whether a movie has this id.
     pub async fn movie_exists(&self, id: Uuid) -> Result<bool, StoreError> {
-        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM movies WHERE id = ?1)")
-            .bind(id)
-            .fetch_one(&mut *self.connection().await?)
-            .await
+        self.read(|connection| {
+            read_number(
+                connection,
+                "SELECT EXISTS (SELECT 1 FROM movies WHERE id = ?1)",
+                [id],
+            )
+        })
+        .await
+        .map(|exists| exists != 0)
     }
 }

@@ -1,14 +1,14 @@
 //! The `reviews` table: pages in review order (movie title, author last name, first name, id),
 //! the reviews of a set of movies or authors, and writes.
 
-use serde::Deserialize;
-use sqlx::{FromRow, QueryBuilder, Sqlite};
+use rusqlite::Row;
+use sqlx::FromRow;
 use uuid::Uuid;
 
-use super::{Rows, Store, StoreError, fetch_page, from_json, page_sql};
+use super::{Rows, Store, StoreError, TableRow, page_sql, read_number, read_page, read_rows};
 
 /// A review with its movie's title and its author's names.
-#[derive(Debug, Clone, PartialEq, FromRow, Deserialize)]
+#[derive(Debug, Clone, PartialEq, FromRow)]
 pub struct ReviewRow {
     pub id: Uuid,
     pub stars: i64,
@@ -39,9 +39,21 @@ pub struct ReviewFilter {
 const REVIEW_COLUMNS: &str =
     "id, stars, movie_id, movie_title, author_id, author_first_name, author_last_name";
 
-/// A review as a JSON array, in [`ReviewRow`]'s field order.
-pub(super) const REVIEW_JSON: &str = "json_array(hex(id), stars, hex(movie_id), movie_title,
-    hex(author_id), author_first_name, author_last_name)";
+impl TableRow for ReviewRow {
+    const COLUMNS: &'static str = REVIEW_COLUMNS;
+
+    fn from_row(row: &Row<'_>) -> rusqlite::Result<ReviewRow> {
+        Ok(ReviewRow {
+            id: row.get(0)?,
+            stars: row.get(1)?,
+            movie_id: row.get(2)?,
+            movie_title: row.get(3)?,
+            author_id: row.get(4)?,
+            author_first_name: row.get(5)?,
+            author_last_name: row.get(6)?,
+        })
+    }
+}
 
 /// Review order: movie title, then author last name, then first name (each ignoring case, then
 /// exact), then id. Each filter has an index in this order (see the migration).
@@ -58,7 +70,8 @@ impl Store {
     ) -> Result<Rows<ReviewRow>, StoreError> {
         // One statement per filter (never `? IS NULL OR …`), so SQLite reads that filter's
         // index in order; the text is fixed, only the values are bound. The total of a movie's
-        // or an author's reviews is kept on it.
+        // or an author's reviews is kept on it. The page binds the movie as `?1` and the author
+        // as `?2`; the count binds the ids given, in that order.
         let (condition, count) = match (filter.movie_id, filter.author_id) {
             (None, None) => ("", "SELECT reviews FROM totals"),
             (Some(_), None) => (
@@ -67,45 +80,41 @@ impl Store {
             ),
             (None, Some(_)) => (
                 "WHERE author_id = ?2",
-                "SELECT review_count FROM authors WHERE id = ?2",
+                "SELECT review_count FROM authors WHERE id = ?1",
             ),
             (Some(_), Some(_)) => (
                 "WHERE movie_id = ?1 AND author_id = ?2",
                 "SELECT COUNT(*) FROM reviews WHERE movie_id = ?1 AND author_id = ?2",
             ),
         };
-        let sql = page_sql(
-            "",
-            REVIEW_JSON,
-            REVIEW_ORDER,
-            &format!("reviews {condition}"),
-            count,
-        );
-        fetch_page(
-            &mut *self.connection().await?,
-            sql,
-            (filter.movie_id, filter.author_id),
-            offset,
-            limit,
-        )
+        let sql = page_sql::<ReviewRow>(&format!("reviews {condition}"), REVIEW_ORDER);
+        let given = [filter.movie_id, filter.author_id].into_iter().flatten();
+        self.read(|connection| {
+            let values = (filter.movie_id, filter.author_id);
+            let count = || read_number(connection, count, rusqlite::params_from_iter(given));
+            read_page(connection, &sql, values, offset, limit, count)
+        })
         .await
     }
 
     /// The review with this id, if there is one.
     pub async fn review(&self, id: Uuid) -> Result<Option<ReviewRow>, StoreError> {
         let sql = format!("SELECT {REVIEW_COLUMNS} FROM reviews WHERE id = ?1");
-        sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(id)
-            .fetch_optional(&mut *self.connection().await?)
+        self.read(|connection| Ok(read_rows(connection, &sql, [id])?.pop()))
             .await
     }
 
     /// Whether a review has this id.
     pub async fn review_exists(&self, id: Uuid) -> Result<bool, StoreError> {
-        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM reviews WHERE id = ?1)")
-            .bind(id)
-            .fetch_one(&mut *self.connection().await?)
-            .await
+        self.read(|connection| {
+            read_number(
+                connection,
+                "SELECT EXISTS (SELECT 1 FROM reviews WHERE id = ?1)",
+                [id],
+            )
+        })
+        .await
+        .map(|exists| exists != 0)
     }
 
     /// Every review of these movies, in review order.
@@ -126,20 +135,12 @@ impl Store {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut query = QueryBuilder::<Sqlite>::new(format!(
-            "SELECT json_group_array({REVIEW_JSON} ORDER BY {REVIEW_ORDER}) FROM reviews
-             WHERE {column} IN ("
-        ));
-        let mut list = query.separated(", ");
-        for id in ids {
-            list.push_bind(*id);
-        }
-        query.push(")");
-        let (reviews,): (String,) = query
-            .build_query_as()
-            .fetch_one(&mut *self.connection().await?)
-            .await?;
-        from_json(&reviews)
+        let list = vec!["?"; ids.len()].join(", ");
+        let sql = format!(
+            "SELECT {REVIEW_COLUMNS} FROM reviews WHERE {column} IN ({list}) ORDER BY {REVIEW_ORDER}"
+        );
+        self.read(|connection| read_rows(connection, &sql, rusqlite::params_from_iter(ids)))
+            .await
     }
 
     /// Saves a new review and returns it as saved, in one statement; `None` when its movie or
@@ -153,6 +154,7 @@ impl Store {
             .bind(review.stars)
             .fetch_optional(&mut *self.writer().await?)
             .await
+            .map_err(StoreError::from)
     }
 
     /// Changes a review's stars and returns it as saved; `None` when no review has this id.
@@ -167,6 +169,7 @@ impl Store {
             .bind(stars)
             .fetch_optional(&mut *self.writer().await?)
             .await
+            .map_err(StoreError::from)
     }
 
     /// Deletes a review; false when no review has this id.

@@ -15,19 +15,17 @@
 //! FTS5 reads as the end of its query, are found by walking every row. Browsing (no term) reads
 //! the kept total.
 
-use serde::de::DeserializeOwned;
-use sqlx::{Connection as _, SqliteConnection};
+use rusqlite::Connection;
 
-use super::{Rows, StoreError, fetch_page, from_json, page_rows_sql, page_sql};
+use super::{Rows, TableRow, page_sql, read_number, read_page, read_rows};
 
 /// A table that can be searched: its name, its folded text column, its trigram index, its
-/// column in `totals`, a row as JSON (see `page_sql`) and its order.
+/// column in `totals` and its order.
 pub(super) struct Searched {
     pub table: &'static str,
     pub column: &'static str,
     pub index: &'static str,
     pub total: &'static str,
-    pub row: &'static str,
     pub order: &'static str,
 }
 
@@ -41,54 +39,50 @@ const WINDOW_OVER_ESTIMATE: f64 = 4.0;
 const MIN_WINDOW: f64 = 64.0;
 
 /// A page of the rows of `searched` whose text contains `query` (lowercase and trimmed; `None`
-/// to browse), in order.
-pub(super) async fn search<T: DeserializeOwned>(
-    connection: &mut SqliteConnection,
+/// to browse), in order. Called inside a read transaction, so the count and the page see the
+/// same rows.
+pub(super) fn search<T: TableRow>(
+    connection: &Connection,
     searched: &Searched,
     query: Option<&str>,
     offset: u32,
     limit: u32,
-) -> Result<Rows<T>, StoreError> {
+) -> rusqlite::Result<Rows<T>> {
     let Searched {
         table,
         column,
         index,
         total,
-        row,
         order,
     } = searched;
-    let no_value: Option<String> = None;
     let Some(term) = query else {
-        let count = format!("SELECT {total} FROM totals");
-        let sql = page_sql("", row, order, table, &count);
-        return fetch_page(connection, sql, (no_value.clone(), no_value), offset, limit).await;
+        let count = || read_number(connection, &format!("SELECT {total} FROM totals"), []);
+        let sql = page_sql::<T>(table, order);
+        return read_page(
+            connection,
+            &sql,
+            (None::<&str>, None::<i64>),
+            offset,
+            limit,
+            count,
+        );
     };
     let walk = format!("{table} WHERE instr({column}, ?1) > 0");
     if term.chars().count() < 3 || term.contains('\0') {
-        let count = format!("SELECT COUNT(*) FROM {walk}");
-        let sql = page_sql("", row, order, &walk, &count);
-        return fetch_page(
-            connection,
-            sql,
-            (Some(term.to_owned()), no_value),
-            offset,
-            limit,
-        )
-        .await;
+        let count = || read_number(connection, &format!("SELECT COUNT(*) FROM {walk}"), [term]);
+        let sql = page_sql::<T>(&walk, order);
+        return read_page(connection, &sql, (term, None::<i64>), offset, limit, count);
     }
 
-    // The count and the page in one read transaction, so they see the same rows.
-    let mut read = connection.begin().await?;
     let phrase = fts_phrase(term);
-    let (matches, rows): (i64, i64) = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT (SELECT COUNT(*) FROM {index} WHERE {index} MATCH ?1), {total} FROM totals"
-    )))
-    .bind(&phrase)
-    .fetch_one(&mut *read)
-    .await?;
+    let (matches, rows): (i64, i64) = connection
+        .prepare_cached(&format!(
+            "SELECT (SELECT COUNT(*) FROM {index} WHERE {index} MATCH ?1), {total} FROM totals"
+        ))?
+        .query_row([&phrase], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    let total = u64::try_from(matches).unwrap_or(0);
     let sorted_cost = matches as f64 * SORT_OVER_WALK;
     let walked_cost = (f64::from(offset) + f64::from(limit)) * rows as f64 / matches.max(1) as f64;
-    let mut page = None;
     if walked_cost < sorted_cost {
         // Matches are not spread evenly (a common word that starts titles gathers them in one
         // part of the order), so the walk is bounded; when its window ends before the page is
@@ -97,34 +91,16 @@ pub(super) async fn search<T: DeserializeOwned>(
         let window_rows = format!(
             "(SELECT * FROM {table} ORDER BY {order} LIMIT ?2) WHERE instr({column}, ?1) > 0"
         );
-        let sql = page_rows_sql(row, order, &window_rows);
-        let (items, found): (String, i64) = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(term)
-            .bind(window)
-            .bind(i64::from(limit))
-            .bind(i64::from(offset))
-            .fetch_one(&mut *read)
-            .await?;
-        if found == i64::from(limit) || window >= rows {
-            page = Some(Rows {
-                items: from_json(&items)?,
-                total: u64::try_from(matches).unwrap_or(0),
-            });
+        let sql = page_sql::<T>(&window_rows, order);
+        let items: Vec<T> = read_rows(connection, &sql, (term, window, limit, offset))?;
+        if items.len() == limit as usize || window >= rows {
+            return Ok(Rows { items, total });
         }
     }
-    let page = match page {
-        Some(page) => page,
-        None => {
-            // The page's statement is given the count as `?2`.
-            let with =
-                format!("WITH matches AS (SELECT rowid FROM {index} WHERE {index} MATCH ?1) ");
-            let from = format!("{table} WHERE rowid IN matches");
-            let sql = page_sql(&with, row, order, &from, "?2");
-            fetch_page(&mut read, sql, (Some(phrase), Some(matches)), offset, limit).await?
-        }
-    };
-    read.commit().await?;
-    Ok(page)
+    let from = format!("{table} WHERE rowid IN (SELECT rowid FROM {index} WHERE {index} MATCH ?1)");
+    let sql = page_sql::<T>(&from, order);
+    let items = read_rows(connection, &sql, (&phrase, None::<i64>, limit, offset))?;
+    Ok(Rows { items, total })
 }
 
 /// An FTS5 query for `term` taken literally: one phrase, in double quotes, with any double
