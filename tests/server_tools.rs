@@ -796,6 +796,61 @@ async fn search_finds_exactly_what_contains_the_term() {
     }
 }
 
+/// The server keeps how many titles and names contain a term (see server/src/store/search.rs);
+/// when another process replaces the movies and authors, the same server must find the new ones,
+/// counted anew.
+#[tokio::test]
+async fn search_sees_titles_and_names_another_process_replaced() {
+    let size = Size {
+        movies: 300,
+        authors: 100,
+        reviews: 10,
+    };
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("replaced.db");
+    movie_reviews_mcp::seed_database(&path, size, 21, &mut |_, _, _| {})
+        .await
+        .unwrap();
+    let client = Client::serving(Store::open(&path).await.unwrap(), folder).await;
+    let matching = |everything: &[Value], text_of: &str, term: &str| -> Vec<Value> {
+        everything
+            .iter()
+            .filter(|item| fold(item[text_of].as_str().unwrap()).contains(term))
+            .cloned()
+            .collect()
+    };
+    // Common terms of three and four letters, searched (so counted) before the replacement.
+    let terms = ["ent", "ing", "ive", "tion", "son", "ell"];
+    let mut before = Vec::new();
+    for (tool, text_of) in [("movies_search", "title"), ("authors_search", "name")] {
+        let everything = client.all_pages(tool, json!({}), 50).await;
+        for term in terms {
+            let found = client.all_pages(tool, json!({ "query": term }), 10).await;
+            assert_eq!(found, matching(&everything, text_of, term), "{tool} {term}");
+            before.push(found.len());
+        }
+    }
+
+    // Another process (another store, as `seed` is) replaces everything with other titles.
+    movie_reviews_mcp::seed_database(&path, size, 22, &mut |_, _, _| {})
+        .await
+        .unwrap();
+    let mut after = Vec::new();
+    for (tool, text_of) in [("movies_search", "title"), ("authors_search", "name")] {
+        let everything = client.all_pages(tool, json!({}), 50).await;
+        for term in terms {
+            let first = client.ok(tool, json!({ "query": term, "limit": 10 })).await;
+            let expected = matching(&everything, text_of, term);
+            assert_eq!(first["totalCount"], json!(expected.len()), "{tool} {term}");
+            let found = client.all_pages(tool, json!({ "query": term }), 10).await;
+            assert_eq!(found, expected, "{tool} {term}");
+            after.push(found.len());
+        }
+    }
+    // Had the counts not changed, this test could not tell a stale count from a fresh one.
+    assert_ne!(before, after);
+}
+
 #[tokio::test]
 async fn the_demo_set_fills_several_pages_of_every_list() {
     let client = Client::demo().await;

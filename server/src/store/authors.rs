@@ -44,10 +44,13 @@ const AUTHOR_ORDER: &str = "last_name_folded, last_name, first_name_folded, firs
 /// How [`search::search`] reads this table.
 const SEARCHED: search::Searched = search::Searched {
     table: "authors",
-    column: "full_name_folded",
+    // "first last" as `full_name_folded` holds it (folding is letter by letter, so folding the
+    // parts and joining them is the same), from the columns of the order's index.
+    text: "first_name_folded || ' ' || last_name_folded",
     index: "authors_search",
     total: "authors",
     order: AUTHOR_ORDER,
+    leading: "last_name_folded",
 };
 
 impl Store {
@@ -60,8 +63,17 @@ impl Store {
         offset: u32,
         limit: u32,
     ) -> Result<Rows<AuthorRow>, StoreError> {
-        self.read(|connection| search::search(connection, &SEARCHED, query, offset, limit))
-            .await
+        self.read(|connection| {
+            search::search(
+                connection,
+                &SEARCHED,
+                &self.match_counts,
+                query,
+                offset,
+                limit,
+            )
+        })
+        .await
     }
 
     /// Whether an author has this id.

@@ -182,9 +182,11 @@ pub(super) async fn replace_everything(
     for statement in [
         "INSERT INTO movies_search (movies_search) VALUES ('rebuild')",
         "INSERT INTO authors_search (authors_search) VALUES ('rebuild')",
+        // The catalogue's triggers were dropped with the others: it is moved on here.
         "UPDATE totals SET movies = (SELECT COUNT(*) FROM movies),
                            authors = (SELECT COUNT(*) FROM authors),
-                           reviews = (SELECT COUNT(*) FROM reviews)",
+                           reviews = (SELECT COUNT(*) FROM reviews),
+                           catalogue = catalogue + 1",
     ] {
         sqlx::query(statement).execute(&mut *connection).await?;
     }

@@ -89,6 +89,7 @@ impl From<sqlx::migrate::MigrateError> for StoreError {
 pub struct Store {
     connections: Arc<Connections>,
     readers: Arc<Readers>,
+    match_counts: Arc<search::MatchCounts>,
 }
 
 /// One page of rows and the number of rows across every page.
@@ -116,6 +117,7 @@ impl Store {
         let store = Store {
             connections: Arc::new(Connections::new(options, MAX_WRITERS)),
             readers: Arc::new(Readers::new(path, MAX_READERS)),
+            match_counts: Arc::default(),
         };
         migrate(&mut *store.connection().await?).await?;
         Ok(store)

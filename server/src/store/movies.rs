@@ -41,10 +41,11 @@ const MOVIE_ORDER: &str = "title_folded, title, id";
 /// How [`search::search`] reads this table.
 const SEARCHED: search::Searched = search::Searched {
     table: "movies",
-    column: "title_folded",
+    text: "title_folded",
     index: "movies_search",
     total: "movies",
     order: MOVIE_ORDER,
+    leading: "title_folded",
 };
 
 impl Store {
@@ -56,8 +57,17 @@ impl Store {
         offset: u32,
         limit: u32,
     ) -> Result<Rows<MovieRow>, StoreError> {
-        self.read(|connection| search::search(connection, &SEARCHED, query, offset, limit))
-            .await
+        self.read(|connection| {
+            search::search(
+                connection,
+                &SEARCHED,
+                &self.match_counts,
+                query,
+                offset,
+                limit,
+            )
+        })
+        .await
     }
 
     /// The movie with this id and every review of it in review order, if there is one.

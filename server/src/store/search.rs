@@ -3,30 +3,42 @@
 //!
 //! A term of three characters or more is looked up in the table's trigram index (see the
 //! migrations) as an FTS5 phrase, which matches exactly the texts containing it. That count is
-//! read first. Then the page is read one of two ways, whichever reads fewer rows: a rare term's
-//! matches are fetched from the index and sorted (cost grows with the matches), a common term's
-//! page is found by walking the table in order and keeping the texts that contain the term
-//! (cost grows with the rows walked, about rows × (offset + limit) / matches when matches are
-//! spread evenly; the walk is bounded, and sorts after all when they are not). On a million
-//! titles a common five-letter term has tens of thousands of matches; sorting them all for a
-//! page of ten took 70 ms.
+//! the costly part for a common term (FTS5 reads every position of its trigrams: about a
+//! microsecond per match), so counts are kept in [`MatchCounts`] for as long as the titles and
+//! names do not change, which the tools never do. Then the page is read one of two ways,
+//! whichever reads fewer rows: a rare term's matches are fetched from the index and sorted
+//! (cost grows with the matches), a common term's page is found by walking the order's index
+//! and keeping the texts that contain the term (cost grows with the rows walked, about
+//! rows × (offset + limit) / matches when matches are spread evenly). The walk is bounded to a
+//! first part of the order, and sorts after all when the matches are not spread evenly. On a
+//! million titles a common five-letter term has tens of thousands of matches; sorting them all
+//! for a page of ten took 70 ms.
 //!
 //! A shorter term, which no trigram index can serve, and a term with a NUL character, which
 //! FTS5 reads as the end of its query, are found by walking every row. Browsing (no term) reads
 //! the kept total.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
 use rusqlite::Connection;
 
 use super::{Rows, TableRow, page_sql, read_number, read_page, read_rows};
 
-/// A table that can be searched: its name, its folded text column, its trigram index, its
-/// column in `totals` and its order.
+/// A table that can be searched.
 pub(super) struct Searched {
+    /// The table.
     pub table: &'static str,
-    pub column: &'static str,
+    /// The folded text a term must be inside, made from columns of the order's index, so that
+    /// walking the order reads only the index.
+    pub text: &'static str,
+    /// Its trigram index.
     pub index: &'static str,
+    /// Its column in `totals`.
     pub total: &'static str,
+    /// Its order, whose first column is `leading`.
     pub order: &'static str,
+    pub leading: &'static str,
 }
 
 /// Roughly how much more it costs to fetch and sort one match than to walk past one row.
@@ -38,22 +50,55 @@ const WINDOW_OVER_ESTIMATE: f64 = 4.0;
 /// The fewest rows a walk may walk.
 const MIN_WINDOW: f64 = 64.0;
 
+/// How many terms' counts are kept at most; past it they are all forgotten and counted anew.
+/// A term is at most 100 characters, so this holds well under a megabyte.
+const KEPT_COUNTS: usize = 4096;
+
+/// How many titles or names contain each term searched for lately, as of a version of the
+/// catalogue (`totals.catalogue`, which every change to a movie or an author moves on).
+#[derive(Default)]
+pub(super) struct MatchCounts {
+    counts: Mutex<HashMap<(&'static str, String), (i64, i64)>>,
+}
+
+impl MatchCounts {
+    // The lock is held only for a lookup or an insert, neither of which can panic; a poisoned
+    // lock would still hold a consistent map.
+    fn get(&self, table: &'static str, term: &str, catalogue: i64) -> Option<i64> {
+        let counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
+        match counts.get(&(table, term.to_owned())) {
+            Some(&(version, count)) if version == catalogue => Some(count),
+            _ => None,
+        }
+    }
+
+    fn keep(&self, table: &'static str, term: &str, catalogue: i64, count: i64) {
+        let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
+        if counts.len() >= KEPT_COUNTS {
+            counts.clear();
+        }
+        counts.insert((table, term.to_owned()), (catalogue, count));
+    }
+}
+
 /// A page of the rows of `searched` whose text contains `query` (lowercase and trimmed; `None`
 /// to browse), in order. Called inside a read transaction, so the count and the page see the
 /// same rows.
 pub(super) fn search<T: TableRow>(
     connection: &Connection,
     searched: &Searched,
+    counts: &MatchCounts,
     query: Option<&str>,
     offset: u32,
     limit: u32,
 ) -> rusqlite::Result<Rows<T>> {
     let Searched {
         table,
-        column,
+        text,
         index,
         total,
         order,
+        leading,
     } = searched;
     let Some(term) = query else {
         let count = || read_number(connection, &format!("SELECT {total} FROM totals"), []);
@@ -67,33 +112,61 @@ pub(super) fn search<T: TableRow>(
             count,
         );
     };
-    let walk = format!("{table} WHERE instr({column}, ?1) > 0");
+    let walk = format!("{table} WHERE instr({text}, ?1) > 0");
     if term.chars().count() < 3 || term.contains('\0') {
         let count = || read_number(connection, &format!("SELECT COUNT(*) FROM {walk}"), [term]);
         let sql = page_sql::<T>(&walk, order);
         return read_page(connection, &sql, (term, None::<i64>), offset, limit, count);
     }
 
+    let (rows, catalogue): (i64, i64) = connection
+        .prepare_cached(&format!("SELECT {total}, catalogue FROM totals"))?
+        .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))?;
     let phrase = fts_phrase(term);
-    let (matches, rows): (i64, i64) = connection
-        .prepare_cached(&format!(
-            "SELECT (SELECT COUNT(*) FROM {index} WHERE {index} MATCH ?1), {total} FROM totals"
-        ))?
-        .query_row([&phrase], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    let matches = match counts.get(table, term, catalogue) {
+        Some(matches) => matches,
+        None => {
+            let sql = format!("SELECT COUNT(*) FROM {index} WHERE {index} MATCH ?1");
+            let matches = read_number(connection, &sql, [&phrase])?;
+            counts.keep(table, term, catalogue, matches);
+            matches
+        }
+    };
     let total = u64::try_from(matches).unwrap_or(0);
+    if matches == 0 {
+        return Ok(Rows {
+            items: Vec::new(),
+            total,
+        });
+    }
     let sorted_cost = matches as f64 * SORT_OVER_WALK;
-    let walked_cost = (f64::from(offset) + f64::from(limit)) * rows as f64 / matches.max(1) as f64;
+    let walked_cost = (f64::from(offset) + f64::from(limit)) * rows as f64 / matches as f64;
     if walked_cost < sorted_cost {
         // Matches are not spread evenly (a common word that starts titles gathers them in one
-        // part of the order), so the walk is bounded; when its window ends before the page is
-        // full, the matches are sorted after all.
+        // part of the order), so the walk is bounded to the rows up to the window's last
+        // leading key: a first part of the order, whose first matches are the first of all.
+        // When the page is not full by then, the matches are sorted after all.
         let window = (walked_cost * WINDOW_OVER_ESTIMATE).max(MIN_WINDOW) as i64;
-        let window_rows = format!(
-            "(SELECT * FROM {table} ORDER BY {order} LIMIT ?2) WHERE instr({column}, ?1) > 0"
-        );
-        let sql = page_sql::<T>(&window_rows, order);
-        let items: Vec<T> = read_rows(connection, &sql, (term, window, limit, offset))?;
-        if items.len() == limit as usize || window >= rows {
+        let everything = window >= rows;
+        let items: Vec<T> = if everything {
+            read_rows(
+                connection,
+                &page_sql::<T>(&walk, order),
+                (term, None::<i64>, limit, offset),
+            )?
+        } else {
+            let bounded = format!(
+                "{table} WHERE {leading} <= (SELECT {leading} FROM {table} ORDER BY {order}
+                                             LIMIT 1 OFFSET ?2)
+                          AND instr({text}, ?1) > 0"
+            );
+            read_rows(
+                connection,
+                &page_sql::<T>(&bounded, order),
+                (term, window, limit, offset),
+            )?
+        };
+        if items.len() == limit as usize || everything {
             return Ok(Rows { items, total });
         }
     }
