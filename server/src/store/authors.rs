@@ -1,5 +1,7 @@
 //! The `authors` table: search in last-name order, existence.
 
+use std::sync::Arc;
+
 use rusqlite::Row;
 use uuid::Uuid;
 
@@ -63,12 +65,14 @@ impl Store {
         offset: u32,
         limit: u32,
     ) -> Result<Rows<AuthorRow>, StoreError> {
-        self.read(|connection| {
+        let query = query.map(str::to_owned);
+        let counts = Arc::clone(&self.match_counts);
+        self.read_apart(move |connection| {
             search::search(
                 connection,
                 &SEARCHED,
-                &self.match_counts,
-                query,
+                &counts,
+                query.as_deref(),
                 offset,
                 limit,
             )

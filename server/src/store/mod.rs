@@ -37,9 +37,13 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// is enough.
 const MAX_WRITERS: u32 = 1;
 
-/// Reading connections at most: reads on the one-thread stdio runtime take turns anyway; on
-/// HTTP's runtime each worker may be reading.
-const MAX_READERS: u32 = 4;
+/// Reading connections at most for quick reads: on the one-thread stdio runtime they take turns
+/// anyway; on HTTP's runtime each worker may be reading.
+const QUICK_READERS: u32 = 4;
+
+/// Reading connections at most for long reads (searches, pages far in), beside the quick ones;
+/// each keeps a core busy, and this machine has two.
+const LONG_READERS: u32 = 2;
 
 /// Why a store call failed. Every variant is unexpected from a tool's point of view.
 #[derive(Debug)]
@@ -116,7 +120,7 @@ impl Store {
             .foreign_keys(true);
         let store = Store {
             connections: Arc::new(Connections::new(options, MAX_WRITERS)),
-            readers: Arc::new(Readers::new(path, MAX_READERS)),
+            readers: Arc::new(Readers::new(path, QUICK_READERS, LONG_READERS)),
             match_counts: Arc::default(),
         };
         migrate(&mut *store.connection().await?).await?;
@@ -129,12 +133,22 @@ impl Store {
         self.connections.get().await
     }
 
-    /// Runs `read` on a reading connection, in one read transaction (see [`readers`]).
+    /// Runs `read` on a reading connection, in one read transaction, on this thread: for reads
+    /// whose cost is bounded by what they return (see [`readers`]).
     async fn read<T>(
         &self,
         read: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
         self.readers.read(read).await
+    }
+
+    /// Runs `read` as [`Store::read`] does, on a blocking thread: for reads whose cost grows
+    /// with the data.
+    async fn read_apart<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        self.readers.read_apart(read).await
     }
 
     /// A connection for one store call that writes, once the other writes in this process are

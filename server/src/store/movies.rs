@@ -1,5 +1,7 @@
 //! The `movies` table: search in title order, one movie by id, existence.
 
+use std::sync::Arc;
+
 use rusqlite::Row;
 use uuid::Uuid;
 
@@ -57,12 +59,14 @@ impl Store {
         offset: u32,
         limit: u32,
     ) -> Result<Rows<MovieRow>, StoreError> {
-        self.read(|connection| {
+        let query = query.map(str::to_owned);
+        let counts = Arc::clone(&self.match_counts);
+        self.read_apart(move |connection| {
             search::search(
                 connection,
                 &SEARCHED,
-                &self.match_counts,
-                query,
+                &counts,
+                query.as_deref(),
                 offset,
                 limit,
             )

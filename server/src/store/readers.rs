@@ -5,9 +5,10 @@
 //! 35 µs of waking threads, more than most reads take in SQLite itself (whether a movie exists:
 //! 4 µs; a movie with its twenty reviews: about 50 µs), and a tool call makes two to five
 //! statements. So reads, nine tool calls in ten, are made through rusqlite on connections of
-//! their own, in the thread that asks. On the multi-thread runtime (HTTP) a read runs inside
-//! `block_in_place`, so that a long one (a common term on a million titles) does not hold up
-//! the other tasks of its worker; on stdio's one thread it simply runs.
+//! their own, in the thread that asks; on the multi-thread runtime (HTTP) inside
+//! `block_in_place`, so that the worker's other tasks move on meanwhile. Reads whose cost grows
+//! with the data (searches, pages far in) are handed to a blocking thread instead, so that one
+//! long read does not hold up every call behind it on stdio's one thread.
 //!
 //! Writes stay on sqlx's connections: a write waits for an fsync, which must not stop the
 //! thread that reads requests.
@@ -25,57 +26,96 @@ use super::{BUSY_TIMEOUT, StoreError};
 /// one per length of a list of ids (pages hold at most 50).
 const PREPARED_STATEMENTS: usize = 128;
 
-/// At most `size` reading connections to one database, each opened when first needed.
+/// Reading connections to one database, each opened when first needed: at most `quick` for
+/// reads bounded by what they return and `long` more for reads whose cost grows with the data,
+/// so that long reads never keep every connection from the quick ones.
 pub(super) struct Readers {
     path: PathBuf,
-    size: u32,
-    /// One permit per connection that may be in use, as for the writing connections.
-    permits: Semaphore,
+    quick: u32,
+    long: u32,
+    /// One permit per connection that may be in use by a quick read.
+    quick_permits: Semaphore,
+    /// One permit per connection that may be in use by a long read.
+    long_permits: Semaphore,
     idle: Mutex<Vec<Connection>>,
 }
 
 impl Readers {
-    pub(super) fn new(path: &Path, size: u32) -> Readers {
+    pub(super) fn new(path: &Path, quick: u32, long: u32) -> Readers {
         Readers {
             path: path.to_owned(),
-            size,
-            permits: Semaphore::new(size as usize),
-            idle: Mutex::new(Vec::with_capacity(size as usize)),
+            quick,
+            long,
+            quick_permits: Semaphore::new(quick as usize),
+            long_permits: Semaphore::new(long as usize),
+            idle: Mutex::new(Vec::with_capacity((quick + long) as usize)),
         }
     }
 
-    /// Runs `read` in one read transaction, so every statement in it sees the same data.
+    /// Runs `read` in one read transaction, so every statement in it sees the same data, on
+    /// this thread: for reads whose cost is bounded by what they return.
     pub(super) async fn read<T>(
         &self,
         read: impl FnOnce(&Connection) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
         let _permit = self
-            .permits
+            .quick_permits
             .acquire()
             .await
             .map_err(|_| StoreError::Closed)?;
-        let connection = match self.take_idle() {
-            Some(connection) => connection,
-            None => open(&self.path)?,
-        };
-        let result = run_blocking(|| {
-            let transaction = connection.unchecked_transaction()?;
-            let value = read(&transaction)?;
-            transaction.commit()?;
-            Ok(value)
-        });
+        let connection = self.connection()?;
+        let result = run_blocking(|| in_transaction(&connection, read));
         // A failed read's transaction was rolled back when it was dropped; the connection is
         // as good as before.
         self.put_idle(connection);
         result.map_err(StoreError::Sqlite)
     }
 
+    /// Runs `read` as [`Readers::read`] does, but on one of the runtime's blocking threads: for
+    /// reads whose cost grows with the data (a common term on a million titles takes tens of
+    /// milliseconds), so that on stdio's one thread the calls behind one are not held up. The
+    /// hand-off costs tens of microseconds, which such a read can afford.
+    pub(super) async fn read_apart<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let _permit = self
+            .long_permits
+            .acquire()
+            .await
+            .map_err(|_| StoreError::Closed)?;
+        let connection = self.connection()?;
+        let done = tokio::task::spawn_blocking(move || {
+            let result = in_transaction(&connection, read);
+            (connection, result)
+        });
+        match done.await {
+            Ok((connection, result)) => {
+                self.put_idle(connection);
+                result.map_err(StoreError::Sqlite)
+            }
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            // Only when the runtime is shutting down.
+            Err(_) => Err(StoreError::Closed),
+        }
+    }
+
+    /// An idle connection, or a new one.
+    fn connection(&self) -> Result<Connection, StoreError> {
+        match self.take_idle() {
+            Some(connection) => Ok(connection),
+            None => open(&self.path),
+        }
+    }
+
     /// Waits for the reads in progress, then closes every reading connection. Later reads fail
     /// with [`StoreError::Closed`].
     pub(super) async fn close(&self) {
-        let all = self.permits.acquire_many(self.size).await;
-        self.permits.close();
-        drop(all);
+        let quick = self.quick_permits.acquire_many(self.quick).await;
+        let long = self.long_permits.acquire_many(self.long).await;
+        self.quick_permits.close();
+        self.long_permits.close();
+        drop((quick, long));
         let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(PoisonError::into_inner));
         for connection in idle {
             if let Err((_, error)) = connection.close() {
@@ -112,6 +152,17 @@ fn open(path: &Path) -> Result<Connection, StoreError> {
         .map_err(StoreError::Sqlite)?;
     connection.set_prepared_statement_cache_capacity(PREPARED_STATEMENTS);
     Ok(connection)
+}
+
+/// Runs `read` in one read transaction.
+fn in_transaction<T>(
+    connection: &Connection,
+    read: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    let transaction = connection.unchecked_transaction()?;
+    let value = read(&transaction)?;
+    transaction.commit()?;
+    Ok(value)
 }
 
 /// Runs `work`, which blocks on SQLite, where the current runtime allows it.

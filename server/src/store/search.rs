@@ -58,7 +58,16 @@ const KEPT_COUNTS: usize = 4096;
 /// catalogue (`totals.catalogue`, which every change to a movie or an author moves on).
 #[derive(Default)]
 pub(super) struct MatchCounts {
-    counts: Mutex<HashMap<(&'static str, String), (i64, i64)>>,
+    counts: Mutex<HashMap<SearchedTerm, KeptCount>>,
+}
+
+/// A table, and a term searched for in it.
+type SearchedTerm = (&'static str, String);
+
+/// How many rows matched a term, in which version of the catalogue.
+struct KeptCount {
+    catalogue: i64,
+    matches: i64,
 }
 
 impl MatchCounts {
@@ -67,17 +76,17 @@ impl MatchCounts {
     fn get(&self, table: &'static str, term: &str, catalogue: i64) -> Option<i64> {
         let counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
         match counts.get(&(table, term.to_owned())) {
-            Some(&(version, count)) if version == catalogue => Some(count),
+            Some(kept) if kept.catalogue == catalogue => Some(kept.matches),
             _ => None,
         }
     }
 
-    fn keep(&self, table: &'static str, term: &str, catalogue: i64, count: i64) {
+    fn keep(&self, table: &'static str, term: &str, catalogue: i64, matches: i64) {
         let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
         if counts.len() >= KEPT_COUNTS {
             counts.clear();
         }
-        counts.insert((table, term.to_owned()), (catalogue, count));
+        counts.insert((table, term.to_owned()), KeptCount { catalogue, matches });
     }
 }
 
