@@ -288,7 +288,8 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
         let (connection, main_run) = pipelined(connection, &calls, args.in_flight)?;
         let serial_calls = workload(&ids, mix, args.calls.clamp(1, 2_000), 0xfeed);
         eprintln!("bench: {} calls, 1 in flight…", serial_calls.len());
-        let (connection, serial_run) = pipelined(connection, &serial_calls, 1)?;
+        let (mut connection, serial_run) = pipelined(connection, &serial_calls, 1)?;
+        let ping = ping_round_trip(&mut connection, 2_000)?;
         let peak_rss = vm_hwm(pid);
         Ok((
             connection,
@@ -297,19 +298,26 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
             main_run,
             serial_run,
             serial_calls,
-            peak_rss,
+            (ping, peak_rss),
         ))
     })();
-    let (connection, spawn_to_initialize, calls, main_run, serial_run, serial_calls, peak_rss) =
-        match outcome {
-            Ok(outcome) => outcome,
-            Err(error) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                let log = log.lock().map(|lines| lines.join("\n")).unwrap_or_default();
-                return Err(format!("{error}\nserver stderr (last lines):\n{log}").into());
-            }
-        };
+    let (
+        connection,
+        spawn_to_initialize,
+        calls,
+        main_run,
+        serial_run,
+        serial_calls,
+        (ping, peak_rss),
+    ) = match outcome {
+        Ok(outcome) => outcome,
+        Err(error) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            let log = log.lock().map(|lines| lines.join("\n")).unwrap_or_default();
+            return Err(format!("{error}\nserver stderr (last lines):\n{log}").into());
+        }
+    };
     drop(connection);
     let status = child.wait()?;
     if !status.success() {
@@ -337,6 +345,7 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
         calls: calls.len(),
         seed_time,
         spawn_to_initialize,
+        ping,
         peak_rss,
         main_run,
         serial_run,
@@ -433,6 +442,21 @@ impl Connection {
             .cloned()
             .map_err(|error| format!("{tool} {arguments}: {error}").into())
     }
+}
+
+/// The p50 round trip of MCP's `ping`, one at a time: the pipes, the wake-ups on both sides
+/// and rmcp's framing, with no tool behind them. The floor under every call's round trip.
+fn ping_round_trip(connection: &mut Connection, pings: usize) -> Result<Duration, Error> {
+    let mut round_trips = Vec::with_capacity(pings);
+    for _ in 0..pings {
+        let sent = Instant::now();
+        let answer = connection.request("ping", json!({}))?;
+        round_trips.push(sent.elapsed());
+        if answer.get("result").is_none() {
+            return Err(format!("ping failed: {answer}").into());
+        }
+    }
+    quantile(&sorted(&round_trips), 0.5).ok_or_else(|| "no pings".into())
 }
 
 /// The `structuredContent` of a good `tools/call` answer, or what is wrong with it.
@@ -896,6 +920,8 @@ struct Report {
     calls: usize,
     seed_time: Option<Duration>,
     spawn_to_initialize: Duration,
+    /// The p50 round trip of a `ping`.
+    ping: Duration,
     peak_rss: Option<u64>,
     main_run: RunResult,
     serial_run: RunResult,
@@ -1036,7 +1062,9 @@ fn print_table(report: &Report) {
     println!(
         "p50..max: {} in flight, send to answer. p50@1: one in flight. store: the same store \
          calls in-process, one at a time.\nMCP = p50@1 − store: what stdio, JSON and the MCP \
-         layer add per call.",
-        report.in_flight
+         layer add per call; of it, {:.0} µs is the round trip of a ping (p50), which every \
+         call pays.",
+        report.in_flight,
+        report.ping.as_secs_f64() * 1e6
     );
 }
