@@ -30,3 +30,7 @@ CREATE TRIGGER authors_catalogued_on_update AFTER UPDATE OF
 BEGIN
     UPDATE totals SET catalogue = catalogue + 1;
 END;
+
+-- A random start rather than 0, so that two databases never share a version by chance (see
+-- the load in server/src/store/load.rs, which does the same).
+UPDATE totals SET catalogue = random();

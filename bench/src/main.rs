@@ -444,16 +444,30 @@ impl Connection {
     }
 }
 
-/// The p50 round trip of MCP's `ping`, one at a time: the pipes, the wake-ups on both sides
-/// and rmcp's framing, with no tool behind them. The floor under every call's round trip.
+/// The p50 round trip of MCP's `ping`, one at a time and timed as the calls are (requests
+/// made beforehand, only the answer's id read while timing): the pipes, the wake-ups on both
+/// sides and rmcp's framing, with no tool behind them. The floor under every call's round trip.
 fn ping_round_trip(connection: &mut Connection, pings: usize) -> Result<Duration, Error> {
+    let first_id = connection.next_id;
+    connection.next_id += pings as u64;
+    let lines: Vec<Vec<u8>> = (0..pings)
+        .map(|index| {
+            let request =
+                json!({ "jsonrpc": "2.0", "id": first_id + index as u64, "method": "ping" });
+            let mut line = serde_json::to_vec(&request).expect("a request serializes");
+            line.push(b'\n');
+            line
+        })
+        .collect();
     let mut round_trips = Vec::with_capacity(pings);
-    for _ in 0..pings {
+    for (index, line) in lines.iter().enumerate() {
         let sent = Instant::now();
-        let answer = connection.request("ping", json!({}))?;
+        connection.stdin.write_all(line)?;
+        let (answer, answered) = read_answer(&mut connection.stdout, first_id, pings, index)?;
         round_trips.push(sent.elapsed());
-        if answer.get("result").is_none() {
-            return Err(format!("ping failed: {answer}").into());
+        let answer: Value = serde_json::from_str(&answer)?;
+        if answered != index || answer.get("result").is_none() {
+            return Err(format!("ping {index} failed: {answer}").into());
         }
     }
     quantile(&sorted(&round_trips), 0.5).ok_or_else(|| "no pings".into())
@@ -675,7 +689,10 @@ fn pipelined(
         for (index, line) in lines.iter().enumerate() {
             let sent = base.elapsed();
             stdin.write_all(line)?;
-            let (answer, _) = read_answer(&mut stdout, first_id, count, index)?;
+            let (answer, answered) = read_answer(&mut stdout, first_id, count, index)?;
+            if answered != index {
+                return Err(format!("an answer to another request than {index}: {answer}").into());
+            }
             answers.push(Answered {
                 index,
                 latency: base.elapsed() - sent,
@@ -773,8 +790,8 @@ struct Answered {
     answer: String,
 }
 
-/// Reads the next answer to a `tools/call` (skipping notifications) and the index of the
-/// request it answers, reading no more of it than its id.
+/// Reads the next answer to a request (skipping notifications) and the index of the request it
+/// answers, reading no more of it than its id.
 fn read_answer(
     stdout: &mut BufReader<ChildStdout>,
     first_id: u64,

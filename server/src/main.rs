@@ -26,9 +26,9 @@ fn main() -> ExitCode {
         // Many clients at once: HTTP parsing and JSON use every core.
         tokio::runtime::Builder::new_multi_thread()
     } else {
-        // One client over stdio: SQLite work runs on sqlx's own threads, and what is left (JSON,
-        // the protocol) is cheaper than handing tasks between worker threads, which measured
-        // slower here.
+        // One client over stdio: reads call SQLite on this thread and long ones and writes run on
+        // other threads (see store/readers.rs); what is left (JSON, the protocol) is cheaper
+        // than handing tasks between worker threads, which measured slower here.
         tokio::runtime::Builder::new_current_thread()
     }
     .enable_all()

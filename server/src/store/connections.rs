@@ -55,7 +55,8 @@ impl Connections {
         }
     }
 
-    /// Waits for a free connection, to read with.
+    /// Waits for a free connection, for a job that does not write (migrating takes its own
+    /// locks).
     pub(super) async fn get(&self) -> Result<Pooled<'_>, StoreError> {
         self.take(None).await
     }
@@ -91,7 +92,7 @@ impl Connections {
 
     /// Waits until no call is using a connection, then closes every connection (the last one
     /// to close checkpoints the write-ahead log into the database file). Later calls fail with
-    /// `PoolClosed`.
+    /// [`StoreError::Closed`].
     pub(super) async fn close(&self) {
         // Holding every permit means every connection is idle.
         let all = self.permits.acquire_many(self.size).await;

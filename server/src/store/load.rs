@@ -182,11 +182,13 @@ pub(super) async fn replace_everything(
     for statement in [
         "INSERT INTO movies_search (movies_search) VALUES ('rebuild')",
         "INSERT INTO authors_search (authors_search) VALUES ('rebuild')",
-        // The catalogue's triggers were dropped with the others: it is moved on here.
+        // The catalogue's triggers were dropped with the others: it is moved on here, to a
+        // random version rather than the next, so that a database loaded anew and put in place
+        // of another file loaded alike never shows a server the same version with other titles.
         "UPDATE totals SET movies = (SELECT COUNT(*) FROM movies),
                            authors = (SELECT COUNT(*) FROM authors),
                            reviews = (SELECT COUNT(*) FROM reviews),
-                           catalogue = catalogue + 1",
+                           catalogue = random()",
     ] {
         sqlx::query(statement).execute(&mut *connection).await?;
     }

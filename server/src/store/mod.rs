@@ -41,9 +41,9 @@ const MAX_WRITERS: u32 = 1;
 /// anyway; on HTTP's runtime each worker may be reading.
 const QUICK_READERS: u32 = 4;
 
-/// Reading connections at most for long reads (searches, pages far in), beside the quick ones;
-/// each keeps a core busy, and this machine has two.
-const LONG_READERS: u32 = 2;
+/// Reading connections at most for long reads (searches, pages far in), beside the quick ones:
+/// one per core (each keeps one busy), and never more than this.
+const MAX_LONG_READERS: u32 = 16;
 
 /// Why a store call failed. Every variant is unexpected from a tool's point of view.
 #[derive(Debug)]
@@ -54,6 +54,9 @@ pub enum StoreError {
     Sqlite(rusqlite::Error),
     /// The store was closed: the server is shutting down.
     Closed,
+    /// A read panicked on the thread it ran on: a bug, reported as an unexpected error rather
+    /// than left without an answer.
+    Panicked,
 }
 
 impl std::fmt::Display for StoreError {
@@ -62,6 +65,7 @@ impl std::fmt::Display for StoreError {
             StoreError::Sqlx(error) => error.fmt(f),
             StoreError::Sqlite(error) => error.fmt(f),
             StoreError::Closed => f.write_str("the database is closed"),
+            StoreError::Panicked => f.write_str("a read of the database panicked"),
         }
     }
 }
@@ -71,7 +75,7 @@ impl std::error::Error for StoreError {
         match self {
             StoreError::Sqlx(error) => Some(error),
             StoreError::Sqlite(error) => Some(error),
-            StoreError::Closed => None,
+            StoreError::Closed | StoreError::Panicked => None,
         }
     }
 }
@@ -118,9 +122,12 @@ impl Store {
             .synchronous(SqliteSynchronous::Full)
             .busy_timeout(BUSY_TIMEOUT)
             .foreign_keys(true);
+        let cores = std::thread::available_parallelism().map_or(1, |cores| cores.get());
+        let long_readers =
+            u32::try_from(cores).map_or(MAX_LONG_READERS, |cores| cores.clamp(1, MAX_LONG_READERS));
         let store = Store {
             connections: Arc::new(Connections::new(options, MAX_WRITERS)),
-            readers: Arc::new(Readers::new(path, QUICK_READERS, LONG_READERS)),
+            readers: Arc::new(Readers::new(path, QUICK_READERS, long_readers)),
             match_counts: Arc::default(),
         };
         migrate(&mut *store.connection().await?).await?;

@@ -14,7 +14,7 @@
 //! thread that reads requests.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rusqlite::{Connection, OpenFlags};
 use tokio::runtime::{Handle, RuntimeFlavor};
@@ -22,9 +22,9 @@ use tokio::sync::Semaphore;
 
 use super::{BUSY_TIMEOUT, StoreError};
 
-/// Statements each connection keeps prepared: every read statement the store makes, including
-/// one per length of a list of ids (pages hold at most 50).
-const PREPARED_STATEMENTS: usize = 128;
+/// Statements each connection keeps prepared: every read statement the store makes (about 30),
+/// and one per length of a list of movie or author ids (pages hold at most 50).
+const PREPARED_STATEMENTS: usize = 160;
 
 /// Reading connections to one database, each opened when first needed: at most `quick` for
 /// reads bounded by what they return and `long` more for reads whose cost grows with the data,
@@ -35,9 +35,10 @@ pub(super) struct Readers {
     long: u32,
     /// One permit per connection that may be in use by a quick read.
     quick_permits: Semaphore,
-    /// One permit per connection that may be in use by a long read.
-    long_permits: Semaphore,
-    idle: Mutex<Vec<Connection>>,
+    /// One permit per connection that may be in use by a long read. Shared with the blocking
+    /// thread that reads, which gives it back when it is done.
+    long_permits: Arc<Semaphore>,
+    idle: Arc<Idle>,
 }
 
 impl Readers {
@@ -47,8 +48,8 @@ impl Readers {
             quick,
             long,
             quick_permits: Semaphore::new(quick as usize),
-            long_permits: Semaphore::new(long as usize),
-            idle: Mutex::new(Vec::with_capacity((quick + long) as usize)),
+            long_permits: Arc::new(Semaphore::new(long as usize)),
+            idle: Arc::default(),
         }
     }
 
@@ -67,7 +68,7 @@ impl Readers {
         let result = run_blocking(|| in_transaction(&connection, read));
         // A failed read's transaction was rolled back when it was dropped; the connection is
         // as good as before.
-        self.put_idle(connection);
+        self.idle.put(connection);
         result.map_err(StoreError::Sqlite)
     }
 
@@ -79,22 +80,24 @@ impl Readers {
         &self,
         read: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
     ) -> Result<T, StoreError> {
-        let _permit = self
-            .long_permits
-            .acquire()
+        let permit = Arc::clone(&self.long_permits)
+            .acquire_owned()
             .await
             .map_err(|_| StoreError::Closed)?;
         let connection = self.connection()?;
+        let idle = Arc::clone(&self.idle);
+        // The connection goes back and the permit is released by the thread that read, so even
+        // when the caller stops waiting (a cancelled request) the read stays counted until it
+        // ends, and `close` waits for it.
         let done = tokio::task::spawn_blocking(move || {
             let result = in_transaction(&connection, read);
-            (connection, result)
+            idle.put(connection);
+            drop(permit);
+            result
         });
         match done.await {
-            Ok((connection, result)) => {
-                self.put_idle(connection);
-                result.map_err(StoreError::Sqlite)
-            }
-            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Ok(result) => result.map_err(StoreError::Sqlite),
+            Err(error) if error.is_panic() => Err(StoreError::Panicked),
             // Only when the runtime is shutting down.
             Err(_) => Err(StoreError::Closed),
         }
@@ -102,7 +105,7 @@ impl Readers {
 
     /// An idle connection, or a new one.
     fn connection(&self) -> Result<Connection, StoreError> {
-        match self.take_idle() {
+        match self.idle.take() {
             Some(connection) => Ok(connection),
             None => open(&self.path),
         }
@@ -116,28 +119,34 @@ impl Readers {
         self.quick_permits.close();
         self.long_permits.close();
         drop((quick, long));
-        let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(PoisonError::into_inner));
-        for connection in idle {
+        for connection in self.idle.take_all() {
             if let Err((_, error)) = connection.close() {
                 tracing::warn!(%error, "closing a database connection failed");
             }
         }
     }
+}
 
-    // The lock is held only to push or pop, neither of which can panic; a poisoned lock would
-    // still hold a consistent stack.
-    fn take_idle(&self) -> Option<Connection> {
-        self.idle
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop()
+/// The reading connections not in use.
+#[derive(Default)]
+struct Idle(Mutex<Vec<Connection>>);
+
+// The lock is held only to push or pop, neither of which can panic; a poisoned lock would still
+// hold a consistent stack.
+impl Idle {
+    fn take(&self) -> Option<Connection> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).pop()
     }
 
-    fn put_idle(&self, connection: Connection) {
-        self.idle
+    fn put(&self, connection: Connection) {
+        self.0
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(connection);
+    }
+
+    fn take_all(&self) -> Vec<Connection> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
     }
 }
 

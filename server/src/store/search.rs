@@ -36,8 +36,9 @@ pub(super) struct Searched {
     pub index: &'static str,
     /// Its column in `totals`.
     pub total: &'static str,
-    /// Its order, whose first column is `leading`.
+    /// Its order.
     pub order: &'static str,
+    /// The order's first column: the rows up to a value of it are a first part of the order.
     pub leading: &'static str,
 }
 
@@ -51,7 +52,7 @@ const WINDOW_OVER_ESTIMATE: f64 = 4.0;
 const MIN_WINDOW: f64 = 64.0;
 
 /// How many terms' counts are kept at most; past it they are all forgotten and counted anew.
-/// A term is at most 100 characters, so this holds well under a megabyte.
+/// A term is at most 100 characters (400 bytes), so this holds two megabytes at most.
 const KEPT_COUNTS: usize = 4096;
 
 /// How many titles or names contain each term searched for lately, as of a version of the
