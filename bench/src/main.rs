@@ -363,8 +363,8 @@ async fn has_counts(path: &Path, (movies, authors, reviews): (u64, u64, u64)) ->
     };
     let found = async {
         Ok::<_, store::StoreError>((
-            store.search_movies(None, 0, 1).await?.total,
-            store.search_authors(None, 0, 1).await?.total,
+            store.search_movies(None, 0, 1, false).await?.0.total,
+            store.search_authors(None, 0, 1, false).await?.0.total,
             store
                 .list_reviews(ReviewFilter::default(), 0, 1)
                 .await?
@@ -841,12 +841,12 @@ async fn store_calls(path: &Path, calls: &[Call]) -> Result<(RunResult, Vec<Uuid
             }
             Call::SearchMovies(query) => {
                 let term = store::fold(query.trim());
-                store.search_movies(Some(&term), 0, 10).await?;
+                store.search_movies(Some(&term), 0, 10, false).await?;
                 true
             }
             Call::SearchAuthors(query) => {
                 let term = store::fold(query.trim());
-                store.search_authors(Some(&term), 0, 10).await?;
+                store.search_authors(Some(&term), 0, 10, false).await?;
                 true
             }
             Call::ListByMovie(id) => {

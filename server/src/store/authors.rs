@@ -5,7 +5,8 @@ use std::sync::Arc;
 use rusqlite::Row;
 use uuid::Uuid;
 
-use super::{Rows, Store, StoreError, TableRow, read_number, search};
+use super::reviews::reviews_where_in;
+use super::{ReviewRow, Rows, Store, StoreError, TableRow, read_number, search};
 
 /// An author with their review aggregates.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,25 +58,30 @@ const SEARCHED: search::Searched = search::Searched {
 
 impl Store {
     /// A page of the authors whose lowercase first name, last name or "first last" contains
-    /// `query` (already lowercase and trimmed; `None` for every author), in last-name order. A
-    /// substring of either name is also one of "first last", so that one column serves all three.
+    /// `query` (already lowercase and trimmed; `None` for every author), in last-name order,
+    /// and, if asked for, every review they wrote in review order, read with the page so they
+    /// agree with its review counts. A substring of either name is also one of "first last", so
+    /// that one column serves all three.
     pub async fn search_authors(
         &self,
         query: Option<&str>,
         offset: u32,
         limit: u32,
-    ) -> Result<Rows<AuthorRow>, StoreError> {
+        with_reviews: bool,
+    ) -> Result<(Rows<AuthorRow>, Option<Vec<ReviewRow>>), StoreError> {
         let query = query.map(str::to_owned);
         let counts = Arc::clone(&self.match_counts);
         self.read_apart(move |connection| {
-            search::search(
-                connection,
-                &SEARCHED,
-                &counts,
-                query.as_deref(),
-                offset,
-                limit,
-            )
+            let query = query.as_deref();
+            let rows: Rows<AuthorRow> =
+                search::search(connection, &SEARCHED, &counts, query, offset, limit)?;
+            let reviews = if with_reviews {
+                let ids: Vec<Uuid> = rows.items.iter().map(|author| author.id).collect();
+                Some(reviews_where_in(connection, "author_id", &ids)?)
+            } else {
+                None
+            };
+            Ok((rows, reviews))
         })
         .await
     }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use rusqlite::Row;
 use uuid::Uuid;
 
-use super::reviews::REVIEW_ORDER;
+use super::reviews::{REVIEW_ORDER, reviews_where_in};
 use super::{ReviewRow, Rows, Store, StoreError, TableRow, read_number, read_rows, search};
 
 /// A movie with its review aggregates.
@@ -52,24 +52,28 @@ const SEARCHED: search::Searched = search::Searched {
 
 impl Store {
     /// A page of the movies whose lowercase title contains `query` (already lowercase and
-    /// trimmed; `None` for every movie), in title order.
+    /// trimmed; `None` for every movie), in title order, and, if asked for, every review of
+    /// those movies in review order, read with the page so they agree with its review counts.
     pub async fn search_movies(
         &self,
         query: Option<&str>,
         offset: u32,
         limit: u32,
-    ) -> Result<Rows<MovieRow>, StoreError> {
+        with_reviews: bool,
+    ) -> Result<(Rows<MovieRow>, Option<Vec<ReviewRow>>), StoreError> {
         let query = query.map(str::to_owned);
         let counts = Arc::clone(&self.match_counts);
         self.read_apart(move |connection| {
-            search::search(
-                connection,
-                &SEARCHED,
-                &counts,
-                query.as_deref(),
-                offset,
-                limit,
-            )
+            let query = query.as_deref();
+            let rows: Rows<MovieRow> =
+                search::search(connection, &SEARCHED, &counts, query, offset, limit)?;
+            let reviews = if with_reviews {
+                let ids: Vec<Uuid> = rows.items.iter().map(|movie| movie.id).collect();
+                Some(reviews_where_in(connection, "movie_id", &ids)?)
+            } else {
+                None
+            };
+            Ok((rows, reviews))
         })
         .await
     }

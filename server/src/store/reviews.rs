@@ -128,32 +128,6 @@ impl Store {
         .map(|exists| exists != 0)
     }
 
-    /// Every review of these movies, in review order.
-    pub async fn reviews_of_movies(&self, ids: &[Uuid]) -> Result<Vec<ReviewRow>, StoreError> {
-        self.reviews_where_in("movie_id", ids).await
-    }
-
-    /// Every review by these authors, in review order.
-    pub async fn reviews_by_authors(&self, ids: &[Uuid]) -> Result<Vec<ReviewRow>, StoreError> {
-        self.reviews_where_in("author_id", ids).await
-    }
-
-    async fn reviews_where_in(
-        &self,
-        column: &'static str,
-        ids: &[Uuid],
-    ) -> Result<Vec<ReviewRow>, StoreError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let list = vec!["?"; ids.len()].join(", ");
-        let sql = format!(
-            "SELECT {REVIEW_COLUMNS} FROM reviews WHERE {column} IN ({list}) ORDER BY {REVIEW_ORDER}"
-        );
-        self.read(|connection| read_rows(connection, &sql, rusqlite::params_from_iter(ids)))
-            .await
-    }
-
     /// Saves a new review and returns it as saved, in one statement; `None` when its movie or
     /// author is gone.
     pub async fn create_review(&self, review: &NewReview) -> Result<Option<ReviewRow>, StoreError> {
@@ -204,3 +178,19 @@ const INSERT_REVIEW: &str = "INSERT INTO reviews (id, movie_id, author_id, stars
             a.last_name_folded, a.last_name, a.first_name_folded, a.first_name
      FROM movies m, authors a
      WHERE m.id = ?2 AND a.id = ?3";
+
+/// Every review whose `column` (`movie_id` or `author_id`) is one of `ids`, in review order.
+pub(super) fn reviews_where_in(
+    connection: &rusqlite::Connection,
+    column: &'static str,
+    ids: &[Uuid],
+) -> rusqlite::Result<Vec<ReviewRow>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list = vec!["?"; ids.len()].join(", ");
+    let sql = format!(
+        "SELECT {REVIEW_COLUMNS} FROM reviews WHERE {column} IN ({list}) ORDER BY {REVIEW_ORDER}"
+    );
+    read_rows(connection, &sql, rusqlite::params_from_iter(ids))
+}

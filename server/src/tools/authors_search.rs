@@ -36,19 +36,16 @@ pub struct AuthorsSearch {
 impl Run<MovieReviews> for AuthorsSearch {
     async fn run(self, server: &MovieReviews) -> Result<Page<Author>, ToolError> {
         let query = search_term(self.query.as_deref());
-        let rows = server
+        let (rows, reviews) = server
             .store
-            .search_authors(query.as_deref(), self.offset, self.limit)
+            .search_authors(
+                query.as_deref(),
+                self.offset,
+                self.limit,
+                self.include_reviews,
+            )
             .await?;
-        let mut reviews = if self.include_reviews {
-            let ids: Vec<_> = rows.items.iter().map(|author| author.id).collect();
-            Some(group_reviews(
-                server.store.reviews_by_authors(&ids).await?,
-                |review| review.author_id,
-            ))
-        } else {
-            None
-        };
+        let mut reviews = reviews.map(|reviews| group_reviews(reviews, |review| review.author_id));
         Ok(Page::from_rows(rows, self.offset, |author| {
             let their_reviews = reviews
                 .as_mut()

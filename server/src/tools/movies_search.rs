@@ -35,19 +35,16 @@ pub struct MoviesSearch {
 impl Run<MovieReviews> for MoviesSearch {
     async fn run(self, server: &MovieReviews) -> Result<Page<Movie>, ToolError> {
         let query = search_term(self.query.as_deref());
-        let rows = server
+        let (rows, reviews) = server
             .store
-            .search_movies(query.as_deref(), self.offset, self.limit)
+            .search_movies(
+                query.as_deref(),
+                self.offset,
+                self.limit,
+                self.include_reviews,
+            )
             .await?;
-        let mut reviews = if self.include_reviews {
-            let ids: Vec<_> = rows.items.iter().map(|movie| movie.id).collect();
-            Some(group_reviews(
-                server.store.reviews_of_movies(&ids).await?,
-                |review| review.movie_id,
-            ))
-        } else {
-            None
-        };
+        let mut reviews = reviews.map(|reviews| group_reviews(reviews, |review| review.movie_id));
         Ok(Page::from_rows(rows, self.offset, |movie| {
             let its_reviews = reviews
                 .as_mut()
