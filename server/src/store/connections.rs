@@ -1,5 +1,6 @@
 //! The store's writing connections: sqlx connections, handed out one per store call that
-//! migrates, loads or writes (reads have connections of their own, see `readers`).
+//! migrates or writes (reads and loads have connections of their own, see `readers` and
+//! `load`, but loads take their turn among the writes here).
 //!
 //! sqlx's `SqlitePool` is not used because of what it costs per call: measured here, taking a
 //! connection from it and giving it back costs about 30 µs, more than most statements. A
@@ -37,8 +38,6 @@ pub(super) struct Connections {
 /// transaction on the connection's next use.
 pub(super) struct Pooled<'a> {
     connection: Option<SqliteConnection>,
-    /// Closed when dropped instead of going back: its settings were changed for one job.
-    discard: bool,
     connections: &'a Connections,
     _permit: SemaphorePermit<'a>,
     _writing: Option<MutexGuard<'a, ()>>,
@@ -63,8 +62,14 @@ impl Connections {
 
     /// Waits for the other writes in this process to finish, then for a free connection.
     pub(super) async fn get_for_writing(&self) -> Result<Pooled<'_>, StoreError> {
-        let writing = self.writing.lock().await;
+        let writing = self.lock_writes().await;
         self.take(Some(writing)).await
+    }
+
+    /// Waits for the other writes in this process to finish, for a write made on a connection
+    /// of its own (a load); the next waits until the guard is dropped.
+    pub(super) async fn lock_writes(&self) -> MutexGuard<'_, ()> {
+        self.writing.lock().await
     }
 
     async fn take<'a>(
@@ -83,7 +88,6 @@ impl Connections {
         };
         Ok(Pooled {
             connection: Some(connection),
-            discard: false,
             connections: self,
             _permit: permit,
             _writing: writing,
@@ -123,24 +127,6 @@ impl Connections {
     }
 }
 
-impl Pooled<'_> {
-    /// Makes this connection close when dropped, however its job ends, so that settings
-    /// changed for that job never reach another store call; the next call opens a new one.
-    pub(super) fn discard_after_use(&mut self) {
-        self.discard = true;
-    }
-
-    /// Closes this connection now, waiting for SQLite to finish with it (a connection merely
-    /// dropped is closed later on its own thread, perhaps after the process has exited; the
-    /// last connection to close checkpoints the write-ahead log).
-    pub(super) async fn close(mut self) -> Result<(), StoreError> {
-        match self.connection.take() {
-            Some(connection) => Ok(connection.close().await?),
-            None => Ok(()),
-        }
-    }
-}
-
 impl Deref for Pooled<'_> {
     type Target = SqliteConnection;
 
@@ -160,9 +146,7 @@ impl Drop for Pooled<'_> {
     fn drop(&mut self) {
         // Back on the stack before the permit is released (fields drop after this body), so
         // the next holder of that permit finds it.
-        if let Some(connection) = self.connection.take()
-            && !self.discard
-        {
+        if let Some(connection) = self.connection.take() {
             self.connections.put_idle(connection);
         }
     }

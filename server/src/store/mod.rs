@@ -2,8 +2,9 @@
 //! server needs, applies the migrations, and offers one function per question the tools ask.
 //! Nothing here sees JSON or MCP types; callers get plain row structs.
 //!
-//! Writes, migrations and loads go through sqlx (`connections`); reads call SQLite directly
-//! through rusqlite on connections of their own (`readers`, which says why).
+//! Writes and migrations go through sqlx (`connections`); reads call SQLite directly through
+//! rusqlite on connections of their own (`readers`, which says why), and so does a load of a
+//! whole data set (`load`), which is millions of inserts.
 
 mod authors;
 mod connections;
@@ -18,8 +19,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rusqlite::{Params, Row, ToSql};
+use sqlx::SqliteConnection;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
-use sqlx::{Connection as _, SqliteConnection};
+use tokio::runtime::{Handle, RuntimeFlavor};
+use uuid::Uuid;
 
 use connections::{Connections, Pooled};
 use readers::Readers;
@@ -48,15 +51,17 @@ const MAX_LONG_READERS: u32 = 16;
 /// Why a store call failed. Every variant is unexpected from a tool's point of view.
 #[derive(Debug)]
 pub enum StoreError {
-    /// Opening, migrating, loading or writing, through sqlx.
+    /// Opening, migrating or writing, through sqlx.
     Sqlx(sqlx::Error),
-    /// A read, through rusqlite.
+    /// A read or a load, through rusqlite.
     Sqlite(rusqlite::Error),
     /// The store was closed: the server is shutting down.
     Closed,
     /// A read panicked on the thread it ran on: a bug, reported as an unexpected error rather
     /// than left without an answer.
     Panicked,
+    /// A review to load names a movie or an author that is not in the data set.
+    Orphan(Uuid),
 }
 
 impl std::fmt::Display for StoreError {
@@ -66,6 +71,12 @@ impl std::fmt::Display for StoreError {
             StoreError::Sqlite(error) => error.fmt(f),
             StoreError::Closed => f.write_str("the database is closed"),
             StoreError::Panicked => f.write_str("a read of the database panicked"),
+            StoreError::Orphan(id) => {
+                write!(
+                    f,
+                    "review {id} names a movie or an author not in the data set"
+                )
+            }
         }
     }
 }
@@ -75,7 +86,7 @@ impl std::error::Error for StoreError {
         match self {
             StoreError::Sqlx(error) => Some(error),
             StoreError::Sqlite(error) => Some(error),
-            StoreError::Closed | StoreError::Panicked => None,
+            StoreError::Closed | StoreError::Panicked | StoreError::Orphan(_) => None,
         }
     }
 }
@@ -83,6 +94,12 @@ impl std::error::Error for StoreError {
 impl From<sqlx::Error> for StoreError {
     fn from(error: sqlx::Error) -> StoreError {
         StoreError::Sqlx(error)
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite(error)
     }
 }
 
@@ -95,6 +112,7 @@ impl From<sqlx::migrate::MigrateError> for StoreError {
 /// The movie-review database.
 #[derive(Clone)]
 pub struct Store {
+    path: Arc<Path>,
     connections: Arc<Connections>,
     readers: Arc<Readers>,
     match_counts: Arc<search::MatchCounts>,
@@ -126,6 +144,7 @@ impl Store {
         let long_readers =
             u32::try_from(cores).map_or(MAX_LONG_READERS, |cores| cores.clamp(1, MAX_LONG_READERS));
         let store = Store {
+            path: Arc::from(path),
             connections: Arc::new(Connections::new(options, MAX_WRITERS)),
             readers: Arc::new(Readers::new(path, QUICK_READERS, long_readers)),
             match_counts: Arc::default(),
@@ -164,15 +183,6 @@ impl Store {
         self.connections.get_for_writing().await
     }
 
-    /// A connection to load a whole data set with, set up for it (see [`load::prepare`]) and
-    /// closed afterwards.
-    async fn loader(&self) -> Result<Pooled<'_>, StoreError> {
-        let mut connection = self.writer().await?;
-        connection.discard_after_use();
-        load::prepare(&mut connection).await?;
-        Ok(connection)
-    }
-
     /// Fills the database with these rows if it holds none yet, and says whether it did. The
     /// check and the inserts are one write transaction, so two servers starting on a new file
     /// at once fill it once, and a database anyone has written to is never refilled.
@@ -183,26 +193,11 @@ impl Store {
         reviews: &[NewReview],
     ) -> Result<bool, StoreError> {
         // The usual start, on a database in use, is answered without a write lock.
-        if holds_anything(&mut *self.connection().await?).await? {
+        if self.read(load::holds_anything).await? {
             return Ok(false);
         }
-        let mut connection = self.loader().await?;
-        let mut transaction = connection.begin_with("BEGIN IMMEDIATE").await?;
-        // Again, now that no other process can write: another server may have filled it.
-        let filled = if holds_anything(&mut transaction).await? {
-            // Ended here, not on drop: a dropped transaction is rolled back only when its
-            // connection is next used, and until then it would keep the write lock from every
-            // other process.
-            transaction.rollback().await?;
-            false
-        } else {
-            let nothing = &mut |_, _, _| {};
-            load::replace_everything(&mut transaction, movies, authors, reviews, nothing).await?;
-            transaction.commit().await?;
-            true
-        };
-        connection.close().await?;
-        Ok(filled)
+        let _writing = self.connections.lock_writes().await;
+        run_blocking(|| load::fill_if_empty(&self.path, movies, authors, reviews))
     }
 
     /// Replaces everything in the database with the given rows, in one transaction, telling
@@ -214,11 +209,8 @@ impl Store {
         reviews: &[NewReview],
         progress: Progress<'_>,
     ) -> Result<(), StoreError> {
-        let mut connection = self.loader().await?;
-        let mut transaction = connection.begin_with("BEGIN IMMEDIATE").await?;
-        load::replace_everything(&mut transaction, movies, authors, reviews, progress).await?;
-        transaction.commit().await?;
-        connection.close().await
+        let _writing = self.connections.lock_writes().await;
+        run_blocking(|| load::replace_all(&self.path, movies, authors, reviews, progress))
     }
 
     /// Waits for the calls in progress, then closes every connection, checkpointing the WAL
@@ -230,16 +222,15 @@ impl Store {
     }
 }
 
-/// Whether any movie, author or review exists. EXISTS, not COUNT: this runs at every start,
-/// and a count would read every row.
-async fn holds_anything(connection: &mut SqliteConnection) -> Result<bool, StoreError> {
-    sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM movies) OR EXISTS (SELECT 1 FROM authors)
-             OR EXISTS (SELECT 1 FROM reviews)",
-    )
-    .fetch_one(connection)
-    .await
-    .map_err(StoreError::from)
+/// Runs `work`, which blocks on SQLite, where the current runtime allows it: inside
+/// `block_in_place` on the multi-thread runtime, so that the worker's other tasks move on
+/// meanwhile; as it is on a one-thread runtime, whose thread has nothing else to do meanwhile
+/// that could not wait.
+fn run_blocking<T>(work: impl FnOnce() -> T) -> T {
+    match Handle::try_current().map(|handle| handle.runtime_flavor()) {
+        Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(work),
+        _ => work(),
+    }
 }
 
 /// How many times start-up tries to migrate before giving up.

@@ -17,10 +17,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rusqlite::{Connection, OpenFlags};
-use tokio::runtime::{Handle, RuntimeFlavor};
 use tokio::sync::Semaphore;
 
-use super::{BUSY_TIMEOUT, StoreError};
+use super::{BUSY_TIMEOUT, StoreError, run_blocking};
 
 /// Statements each connection keeps prepared: every read statement the store makes (about 30),
 /// and one per length of a list of movie or author ids (pages hold at most 50).
@@ -172,12 +171,4 @@ fn in_transaction<T>(
     let value = read(&transaction)?;
     transaction.commit()?;
     Ok(value)
-}
-
-/// Runs `work`, which blocks on SQLite, where the current runtime allows it.
-fn run_blocking<T>(work: impl FnOnce() -> T) -> T {
-    match Handle::try_current().map(|handle| handle.runtime_flavor()) {
-        Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(work),
-        _ => work(),
-    }
 }
