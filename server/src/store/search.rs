@@ -3,7 +3,7 @@
 //!
 //! A term of three characters or more is looked up in the table's trigram index (see the
 //! migrations) as an FTS5 phrase, which matches exactly the texts containing it. That count is
-//! the costly part for a common term (FTS5 reads every position of its trigrams: about a
+//! the costly part for a common term (FTS5 reads every position of its trigrams: up to a
 //! microsecond per match), so counts are kept in [`MatchCounts`] for as long as the titles and
 //! names do not change, which the tools never do. Then the page is read one of two ways,
 //! whichever reads fewer rows: a rare term's matches are fetched from the index and sorted
