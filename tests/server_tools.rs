@@ -259,6 +259,48 @@ mod fixture {
 
 use fixture::*;
 
+/// Adds a movie and an author to the database at `path` with plain SQL, as a hand edit or
+/// another program would, outside any load: the triggers then say the rows no longer follow
+/// the search orders, and search must fall back to the ways that do not need them to. Returns
+/// whether each order was kept before and after.
+async fn add_by_hand(path: &std::path::Path, movie: &NewMovie, author: &NewAuthor) -> [bool; 4] {
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(path);
+    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
+        .await
+        .unwrap();
+    let in_order = "SELECT movies_in_order, authors_in_order FROM totals";
+    let before: (bool, bool) = sqlx::query_as(in_order)
+        .fetch_one(&mut connection)
+        .await
+        .unwrap();
+    sqlx::query("INSERT INTO movies (id, title, title_folded) VALUES (?1, ?2, ?3)")
+        .bind(movie.id)
+        .bind(&movie.title)
+        .bind(fold(&movie.title))
+        .execute(&mut connection)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO authors (id, first_name, last_name, first_name_folded, last_name_folded,
+                              full_name_folded)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )
+    .bind(author.id)
+    .bind(&author.first_name)
+    .bind(&author.last_name)
+    .bind(fold(&author.first_name))
+    .bind(fold(&author.last_name))
+    .bind(fold(&format!("{} {}", author.first_name, author.last_name)))
+    .execute(&mut connection)
+    .await
+    .unwrap();
+    let after: (bool, bool) = sqlx::query_as(in_order)
+        .fetch_one(&mut connection)
+        .await
+        .unwrap();
+    [before.0, before.1, after.0, after.1]
+}
+
 // ---------------------------------------------------------------- tools/list
 
 #[tokio::test]
@@ -720,7 +762,35 @@ async fn pages_concatenated_equal_the_whole_list_and_never_overlap() {
 /// the term is long enough for the trigram index or short enough to scan.
 #[tokio::test]
 async fn search_finds_exactly_what_contains_the_term() {
-    let client = Client::demo().await;
+    // As loaded, the rows follow the search orders and pages come from the trigram index in
+    // rowid order; after rows are added by hand they do not, and pages are found by walking or
+    // sorting (see server/src/store/search.rs). Both are checked.
+    for by_hand in [false, true] {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("demo.db");
+        let store = movie_reviews_mcp::open_or_create(&path).await.unwrap();
+        if by_hand {
+            // Both sort before every row of the demo set, so neither follows its order.
+            let movie = NewMovie {
+                id: Uuid::from_u128(0xfeed_0000_0000_4000_8000_0000_0000_0001),
+                title: "Aaa global alliance by hand".to_owned(),
+            };
+            let author = NewAuthor {
+                id: Uuid::from_u128(0xfeed_0000_0000_4000_8000_0000_0000_0002),
+                first_name: "Ent".to_owned(),
+                last_name: "Aaaby Hand".to_owned(),
+            };
+            assert_eq!(
+                add_by_hand(&path, &movie, &author).await,
+                [true, true, false, false]
+            );
+        }
+        let client = Client::serving(store, folder).await;
+        search_finds_exactly_what_contains_the_term_on(&client).await;
+    }
+}
+
+async fn search_finds_exactly_what_contains_the_term_on(client: &Client) {
     for (tool, text_of) in [("movies_search", "title"), ("authors_search", "name")] {
         let everything = client.all_pages(tool, json!({}), 50).await;
         let texts: Vec<&str> = everything
@@ -1495,7 +1565,38 @@ async fn search_pages_are_right_wherever_the_matches_stand_in_the_order() {
             title,
         });
     }
-    let client = Client::with(&movies, &[], &[]).await;
+    for by_hand in [false, true] {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("reviews.db");
+        let store = Store::open(&path).await.unwrap();
+        store
+            .replace_all(&movies, &[], &[], &mut |_, _, _| {})
+            .await
+            .unwrap();
+        let mut movies = movies.clone();
+        if by_hand {
+            // First in title order, last in rowid order.
+            let movie = NewMovie {
+                id: Uuid::from_u128(0x0100_0000_0000_4000_8000_0000_0000_0fff),
+                title: "Aaa target by hand".to_owned(),
+            };
+            let author = NewAuthor {
+                id: Uuid::from_u128(0x0200_0000_0000_4000_8000_0000_0000_0fff),
+                first_name: "Hand".to_owned(),
+                last_name: "By".to_owned(),
+            };
+            assert_eq!(
+                add_by_hand(&path, &movie, &author).await,
+                [true, true, false, false]
+            );
+            movies.push(movie);
+        }
+        let client = Client::serving(store, folder).await;
+        search_pages_are_right_on(&client, &movies).await;
+    }
+}
+
+async fn search_pages_are_right_on(client: &Client, movies: &[NewMovie]) {
     for term in ["target", "zymurgy", "aardvark", "filler 1", "spread"] {
         let mut expected: Vec<&NewMovie> = movies
             .iter()

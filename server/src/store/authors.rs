@@ -52,6 +52,7 @@ const SEARCHED: search::Searched = search::Searched {
     text: "first_name_folded || ' ' || last_name_folded",
     index: "authors_search",
     total: "authors",
+    in_order: "authors_in_order",
     order: AUTHOR_ORDER,
     leading: "last_name_folded",
 };

@@ -135,28 +135,47 @@ fn replace_everything(
     )?;
 
     let (movie_counts, author_counts) = counts(reviews);
-    // Each title and name folded once for all its reviews.
-    let movies_by_id: HashMap<Uuid, (&NewMovie, String)> = movies
+    // Movies and authors go in in search order, so that their rowids follow it (see the
+    // migration that keeps `totals.movies_in_order`). Rust compares strings byte by byte, as
+    // SQLite's BINARY collation does, and UUIDs as their 16 bytes. Each title and name is
+    // folded once, for its row and for all its reviews.
+    let mut movies_in_order: Vec<(&NewMovie, String)> = movies
         .iter()
-        .map(|movie| (movie.id, (movie, fold(&movie.title))))
+        .map(|movie| (movie, fold(&movie.title)))
         .collect();
-    let authors_by_id: HashMap<Uuid, (&NewAuthor, String, String)> = authors
+    movies_in_order.sort_unstable_by(|(a, a_folded), (b, b_folded)| {
+        (a_folded, &a.title, a.id).cmp(&(b_folded, &b.title, b.id))
+    });
+    let mut authors_in_order: Vec<(&NewAuthor, String, String)> = authors
         .iter()
-        .map(|author| {
-            let folded = (fold(&author.last_name), fold(&author.first_name));
-            (author.id, (author, folded.0, folded.1))
-        })
+        .map(|author| (author, fold(&author.last_name), fold(&author.first_name)))
+        .collect();
+    authors_in_order.sort_unstable_by(|(a, a_last, a_first), (b, b_last, b_first)| {
+        (a_last, &a.last_name, a_first, &a.first_name, a.id).cmp(&(
+            b_last,
+            &b.last_name,
+            b_first,
+            &b.first_name,
+            b.id,
+        ))
+    });
+    let movies_by_id: HashMap<Uuid, &(&NewMovie, String)> = movies_in_order
+        .iter()
+        .map(|entry| (entry.0.id, entry))
+        .collect();
+    let authors_by_id: HashMap<Uuid, &(&NewAuthor, String, String)> = authors_in_order
+        .iter()
+        .map(|entry| (entry.0.id, entry))
         .collect();
 
     let mut insert = connection.prepare(
         "INSERT INTO movies (id, title, title_folded, review_count, star_total)
          VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
-    for (done, movie) in movies.iter().enumerate() {
+    for (done, (movie, title_folded)) in movies_in_order.iter().enumerate() {
         let (count, stars) = movie_counts.get(&movie.id).copied().unwrap_or_default();
-        let title_folded = fold(&movie.title);
         insert.execute(params![movie.id, movie.title, title_folded, count, stars])?;
-        report(progress, "movies", done, movies.len());
+        report(progress, "movies", done, movies_in_order.len());
     }
 
     let mut insert = connection.prepare(
@@ -164,19 +183,19 @@ fn replace_everything(
                               full_name_folded, review_count, star_total)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?;
-    for (done, author) in authors.iter().enumerate() {
+    for (done, (author, last_folded, first_folded)) in authors_in_order.iter().enumerate() {
         let (count, stars) = author_counts.get(&author.id).copied().unwrap_or_default();
         insert.execute(params![
             author.id,
             author.first_name,
             author.last_name,
-            fold(&author.first_name),
-            fold(&author.last_name),
-            fold(&format!("{} {}", author.first_name, author.last_name)),
+            first_folded,
+            last_folded,
+            format!("{first_folded} {last_folded}"),
             count,
             stars,
         ])?;
-        report(progress, "authors", done, authors.len());
+        report(progress, "authors", done, authors_in_order.len());
     }
 
     // The order keys are copied from the review's movie and author, as a single insert does in
@@ -221,6 +240,10 @@ fn replace_everything(
     connection.execute_batch(
         "INSERT INTO movies_search (movies_search) VALUES ('rebuild');
          INSERT INTO authors_search (authors_search) VALUES ('rebuild');
+         -- One segment per index: a rebuild leaves several, and a query reads each of them
+         -- (counting a common term on a million titles: 7.6 ms before, 5.2 ms after).
+         INSERT INTO movies_search (movies_search) VALUES ('optimize');
+         INSERT INTO authors_search (authors_search) VALUES ('optimize');
          -- The catalogue's triggers were dropped with the others: it is moved on here, to a
          -- random version rather than the next, so that a database loaded anew and put in
          -- place of another file loaded alike never shows a server the same version with
@@ -228,7 +251,9 @@ fn replace_everything(
          UPDATE totals SET movies = (SELECT COUNT(*) FROM movies),
                            authors = (SELECT COUNT(*) FROM authors),
                            reviews = (SELECT COUNT(*) FROM reviews),
-                           catalogue = random();",
+                           catalogue = random(),
+                           movies_in_order = 1,
+                           authors_in_order = 1;",
     )?;
     tracing::debug!(elapsed = ?started.elapsed(), "search indexes rebuilt");
     Ok(())

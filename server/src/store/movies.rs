@@ -46,6 +46,7 @@ const SEARCHED: search::Searched = search::Searched {
     text: "title_folded",
     index: "movies_search",
     total: "movies",
+    in_order: "movies_in_order",
     order: MOVIE_ORDER,
     leading: "title_folded",
 };

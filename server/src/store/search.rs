@@ -5,7 +5,12 @@
 //! migrations) as an FTS5 phrase, which matches exactly the texts containing it. That count is
 //! the costly part for a common term (FTS5 reads every position of its trigrams: up to a
 //! microsecond per match), so counts are kept in [`MatchCounts`] for as long as the titles and
-//! names do not change, which the tools never do. Then the page is read one of two ways,
+//! names do not change, which the tools never do.
+//!
+//! The page: a load inserts the rows in search order, so their rowids follow it, and the
+//! trigram index yields its matches in rowid order; while no row has been added or changed
+//! since (`totals.movies_in_order`, kept by triggers), the page is the index's matches from
+//! the offset on, and reading it stops there. Otherwise the page is read one of two ways,
 //! whichever reads fewer rows: a rare term's matches are fetched from the index and sorted
 //! (cost grows with the matches), a common term's page is found by walking the order's index
 //! and keeping the texts that contain the term (cost grows with the rows walked, about
@@ -36,6 +41,8 @@ pub(super) struct Searched {
     pub index: &'static str,
     /// Its column in `totals`.
     pub total: &'static str,
+    /// Its column in `totals` that says whether its rowids follow its order.
+    pub in_order: &'static str,
     /// Its order.
     pub order: &'static str,
     /// The order's first column: the rows up to a value of it are a first part of the order.
@@ -107,6 +114,7 @@ pub(super) fn search<T: TableRow>(
         text,
         index,
         total,
+        in_order,
         order,
         leading,
     } = searched;
@@ -129,9 +137,11 @@ pub(super) fn search<T: TableRow>(
         return read_page(connection, &sql, (term, None::<i64>), offset, limit, count);
     }
 
-    let (rows, catalogue): (i64, i64) = connection
-        .prepare_cached(&format!("SELECT {total}, catalogue FROM totals"))?
-        .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    let (rows, catalogue, rows_in_order): (i64, i64, bool) = connection
+        .prepare_cached(&format!(
+            "SELECT {total}, catalogue, {in_order} FROM totals"
+        ))?
+        .query_row([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
     let phrase = fts_phrase(term);
     let matches = match counts.get(table, term, catalogue) {
         Some(matches) => matches,
@@ -148,6 +158,19 @@ pub(super) fn search<T: TableRow>(
             items: Vec::new(),
             total,
         });
+    }
+    if rows_in_order {
+        // The index yields matches in rowid order, which is the table's order: the page is
+        // the index's matches from the offset on, and the index stops there.
+        let sql = format!(
+            "SELECT {columns} FROM {table}
+             WHERE rowid IN (SELECT rowid FROM {index} WHERE {index} MATCH ?1
+                             ORDER BY rowid LIMIT ?3 OFFSET ?4)
+             ORDER BY {order}",
+            columns = T::COLUMNS
+        );
+        let items = read_rows(connection, &sql, (&phrase, None::<i64>, limit, offset))?;
+        return Ok(Rows { items, total });
     }
     let sorted_cost = matches as f64 * SORT_OVER_WALK;
     let walked_cost = (f64::from(offset) + f64::from(limit)) * rows as f64 / matches as f64;
