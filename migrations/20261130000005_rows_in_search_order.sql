@@ -12,7 +12,11 @@ CREATE TRIGGER movies_out_of_order_on_insert AFTER INSERT ON movies
 BEGIN
     UPDATE totals SET movies_in_order = 0;
 END;
-CREATE TRIGGER movies_out_of_order_on_update AFTER UPDATE OF id, title, title_folded ON movies
+-- Not `UPDATE OF` columns: a rowid can also be changed by hand under its other names (oid,
+-- _rowid_), which `UPDATE OF rowid` does not see.
+CREATE TRIGGER movies_out_of_order_on_update AFTER UPDATE ON movies
+    WHEN NEW.rowid <> OLD.rowid OR NEW.id IS NOT OLD.id OR NEW.title IS NOT OLD.title
+        OR NEW.title_folded IS NOT OLD.title_folded
 BEGIN
     UPDATE totals SET movies_in_order = 0;
 END;
@@ -20,8 +24,11 @@ CREATE TRIGGER authors_out_of_order_on_insert AFTER INSERT ON authors
 BEGIN
     UPDATE totals SET authors_in_order = 0;
 END;
-CREATE TRIGGER authors_out_of_order_on_update AFTER UPDATE OF
-    id, first_name, last_name, first_name_folded, last_name_folded ON authors
+CREATE TRIGGER authors_out_of_order_on_update AFTER UPDATE ON authors
+    WHEN NEW.rowid <> OLD.rowid OR NEW.id IS NOT OLD.id
+        OR NEW.first_name IS NOT OLD.first_name OR NEW.last_name IS NOT OLD.last_name
+        OR NEW.first_name_folded IS NOT OLD.first_name_folded
+        OR NEW.last_name_folded IS NOT OLD.last_name_folded
 BEGIN
     UPDATE totals SET authors_in_order = 0;
 END;

@@ -259,6 +259,82 @@ mod fixture {
 
 use fixture::*;
 
+/// Whether the movies' and the authors' rowids follow their search orders, as the database at
+/// `path` records it.
+async fn rows_in_order(path: &std::path::Path) -> (bool, bool) {
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(path);
+    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
+        .await
+        .unwrap();
+    sqlx::query_as("SELECT movies_in_order, authors_in_order FROM totals")
+        .fetch_one(&mut connection)
+        .await
+        .unwrap()
+}
+
+/// Reviews come and go without touching the order of movies and authors, so the tools never
+/// cost search its fast path; a change to a title, a name or a rowid by hand does.
+#[tokio::test]
+async fn only_changes_to_titles_names_or_rowids_put_rows_out_of_search_order() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("reviews.db");
+    let store = Store::open(&path).await.unwrap();
+    store
+        .replace_all(&movies(), &authors(), &reviews(), &mut |_, _, _| {})
+        .await
+        .unwrap();
+    let client = Client::serving(store, folder).await;
+    assert_eq!(rows_in_order(&path).await, (true, true));
+    let written = client
+        .ok(
+            "reviews_write",
+            json!({ "movieId": ZEBRA, "authorId": ADA, "stars": 4 }),
+        )
+        .await;
+    client
+        .ok(
+            "reviews_write",
+            json!({ "reviewId": written["id"], "stars": 2 }),
+        )
+        .await;
+    client
+        .ok("reviews_delete", json!({ "reviewId": written["id"] }))
+        .await;
+    assert_eq!(rows_in_order(&path).await, (true, true));
+
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&path);
+    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
+        .await
+        .unwrap();
+    for (sql, expected) in [
+        (
+            "UPDATE movies SET review_count = review_count",
+            (true, true),
+        ),
+        (
+            "DELETE FROM movies WHERE id NOT IN (SELECT movie_id FROM reviews)",
+            (true, true),
+        ),
+        (
+            "UPDATE movies SET _rowid_ = _rowid_ + 1000
+             WHERE _rowid_ = (SELECT MIN(_rowid_) FROM movies)",
+            (false, true),
+        ),
+        ("UPDATE totals SET movies_in_order = 1", (true, true)),
+        (
+            "UPDATE movies SET title = 'Alien 2' WHERE title = 'Alien' AND review_count = 3",
+            (false, true),
+        ),
+        (
+            "UPDATE authors SET first_name = 'Adah' WHERE first_name = 'Ada'",
+            (false, false),
+        ),
+    ] {
+        sqlx::query(sql).execute(&mut connection).await.unwrap();
+        assert_eq!(rows_in_order(&path).await, expected, "after {sql}");
+    }
+}
+
 /// Adds a movie and an author to the database at `path` with plain SQL, as a hand edit or
 /// another program would, outside any load: the triggers then say the rows no longer follow
 /// the search orders, and search must fall back to the ways that do not need them to. Returns

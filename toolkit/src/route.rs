@@ -60,8 +60,8 @@ where
 }
 
 fn encode<O: serde::Serialize>(tool: &str, outcome: Result<O, ToolError>) -> CallToolResult {
-    let error = match outcome.map(|output| structured(&output)) {
-        Ok(Ok(result)) => return result,
+    let error = match outcome.map(|output| serde_json::to_value(output)) {
+        Ok(Ok(value)) => return CallToolResult::structured(value),
         Ok(Err(cause)) => ToolError::from(cause),
         Err(error) => error,
     };
@@ -74,17 +74,6 @@ fn encode<O: serde::Serialize>(tool: &str, outcome: Result<O, ToolError>) -> Cal
         known => known.to_string(),
     };
     CallToolResult::error(vec![ContentBlock::text(text)])
-}
-
-/// What `CallToolResult::structured` makes of the output's JSON value, with the text written
-/// from the output itself rather than from that value: the same JSON, without walking the
-/// value's maps once more (a movie with twenty reviews, 10 KB: its round trip went from 112 to
-/// 102 µs).
-fn structured<O: serde::Serialize>(output: &O) -> Result<CallToolResult, serde_json::Error> {
-    let text = serde_json::to_string(output)?;
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(serde_json::to_value(output)?);
-    Ok(result)
 }
 
 /// A short random reference that ties the client's error to the log line with its cause.

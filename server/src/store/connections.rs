@@ -1,6 +1,6 @@
 //! The store's writing connections: sqlx connections, handed out one per store call that
 //! migrates or writes (reads and loads have connections of their own, see `readers` and
-//! `load`, but loads take their turn among the writes here).
+//! `load`; a load holds one of these meanwhile, to take its turn among the writes).
 //!
 //! sqlx's `SqlitePool` is not used because of what it costs per call: measured here, taking a
 //! connection from it and giving it back costs about 30 µs, more than most statements. A
@@ -62,14 +62,8 @@ impl Connections {
 
     /// Waits for the other writes in this process to finish, then for a free connection.
     pub(super) async fn get_for_writing(&self) -> Result<Pooled<'_>, StoreError> {
-        let writing = self.lock_writes().await;
+        let writing = self.writing.lock().await;
         self.take(Some(writing)).await
-    }
-
-    /// Waits for the other writes in this process to finish, for a write made on a connection
-    /// of its own (a load); the next waits until the guard is dropped.
-    pub(super) async fn lock_writes(&self) -> MutexGuard<'_, ()> {
-        self.writing.lock().await
     }
 
     async fn take<'a>(

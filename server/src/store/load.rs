@@ -46,7 +46,7 @@ pub(super) fn fill_if_empty(
     }
     replace_everything(&transaction, movies, authors, reviews, &mut |_, _, _| {})?;
     transaction.commit()?;
-    close(connection)?;
+    close(connection);
     Ok(true)
 }
 
@@ -63,7 +63,8 @@ pub(super) fn replace_all(
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     replace_everything(&transaction, movies, authors, reviews, progress)?;
     transaction.commit()?;
-    close(connection)
+    close(connection);
+    Ok(())
 }
 
 /// Whether any movie, author or review exists. EXISTS, not COUNT: this runs at every start,
@@ -83,8 +84,8 @@ pub(super) fn holds_anything(connection: &Connection) -> rusqlite::Result<bool> 
 /// - No foreign key checks: the load finds every review's movie and author itself, and
 ///   SQLite's check would look both up again for each of millions of rows (the setting cannot
 ///   change inside a transaction).
-/// - A bigger page cache, sorting in memory, and a helper thread for sorting, for building the
-///   indexes.
+/// - A bigger page cache, sorting in memory, and up to two helper threads for sorting, for
+///   building the indexes.
 fn open(path: &Path) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let connection = Connection::open_with_flags(path, flags)?;
@@ -98,9 +99,12 @@ fn open(path: &Path) -> Result<Connection, StoreError> {
     Ok(connection)
 }
 
-/// Closes a load's connection, waiting for SQLite to finish with it.
-fn close(connection: Connection) -> Result<(), StoreError> {
-    connection.close().map_err(|(_, error)| error.into())
+/// Closes a load's connection, waiting for SQLite to finish with it. The load is committed by
+/// then, so a failure here is only logged: the data is in.
+fn close(connection: Connection) {
+    if let Err((_, error)) = connection.close() {
+        tracing::warn!(%error, "closing the loading connection failed");
+    }
 }
 
 /// Replaces every movie, author and review with these, inside the caller's write transaction,

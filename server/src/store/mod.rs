@@ -196,7 +196,9 @@ impl Store {
         if self.read(load::holds_anything).await? {
             return Ok(false);
         }
-        let _writing = self.connections.lock_writes().await;
+        // Held, not used: the load writes through a connection of its own, but takes its turn
+        // among the writes, and `close` waits for it.
+        let _writer = self.writer().await?;
         run_blocking(|| load::fill_if_empty(&self.path, movies, authors, reviews))
     }
 
@@ -209,7 +211,7 @@ impl Store {
         reviews: &[NewReview],
         progress: Progress<'_>,
     ) -> Result<(), StoreError> {
-        let _writing = self.connections.lock_writes().await;
+        let _writer = self.writer().await?;
         run_blocking(|| load::replace_all(&self.path, movies, authors, reviews, progress))
     }
 
