@@ -1,12 +1,9 @@
 //! The `authors` table: search in last-name order, existence.
 
-use std::sync::Arc;
-
 use rusqlite::Row;
 use uuid::Uuid;
 
-use super::reviews::reviews_where_in;
-use super::{ReviewRow, Rows, Store, StoreError, TableRow, read_number, search};
+use super::{ReviewRow, Rows, Store, StoreError, TableRow, search};
 
 /// An author with their review aggregates.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +35,10 @@ impl TableRow for AuthorRow {
             star_total: row.get(4)?,
         })
     }
+
+    fn id(&self) -> Uuid {
+        self.id
+    }
 }
 
 /// Last-name order: last name, then first name (each ignoring case, then exact), then id (the
@@ -55,6 +56,7 @@ const SEARCHED: search::Searched = search::Searched {
     in_order: "authors_in_order",
     order: AUTHOR_ORDER,
     leading: "last_name_folded",
+    reviewed_by: "author_id",
 };
 
 impl Store {
@@ -70,33 +72,13 @@ impl Store {
         limit: u32,
         with_reviews: bool,
     ) -> Result<(Rows<AuthorRow>, Option<Vec<ReviewRow>>), StoreError> {
-        let query = query.map(str::to_owned);
-        let counts = Arc::clone(&self.match_counts);
-        self.read_apart(move |connection| {
-            let query = query.as_deref();
-            let rows: Rows<AuthorRow> =
-                search::search(connection, &SEARCHED, &counts, query, offset, limit)?;
-            let reviews = if with_reviews {
-                let ids: Vec<Uuid> = rows.items.iter().map(|author| author.id).collect();
-                Some(reviews_where_in(connection, "author_id", &ids)?)
-            } else {
-                None
-            };
-            Ok((rows, reviews))
-        })
-        .await
+        self.search_with_reviews(&SEARCHED, query, offset, limit, with_reviews)
+            .await
     }
 
     /// Whether an author has this id.
     pub async fn author_exists(&self, id: Uuid) -> Result<bool, StoreError> {
-        self.read(|connection| {
-            read_number(
-                connection,
-                "SELECT EXISTS (SELECT 1 FROM authors WHERE id = ?1)",
-                [id],
-            )
-        })
-        .await
-        .map(|exists| exists != 0)
+        self.exists("SELECT EXISTS (SELECT 1 FROM authors WHERE id = ?1)", id)
+            .await
     }
 }

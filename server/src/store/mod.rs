@@ -177,6 +177,13 @@ impl Store {
         self.readers.read_apart(read).await
     }
 
+    /// Whether `sql`, a `SELECT EXISTS (… WHERE id = ?1)`, finds `id`.
+    async fn exists(&self, sql: &'static str, id: Uuid) -> Result<bool, StoreError> {
+        self.read(|connection| read_number(connection, sql, [id]))
+            .await
+            .map(|exists| exists != 0)
+    }
+
     /// A connection for one store call that writes, once the other writes in this process are
     /// done.
     async fn writer(&self) -> Result<Pooled<'_>, StoreError> {
@@ -262,6 +269,8 @@ async fn migrate(connection: &mut SqliteConnection) -> Result<(), StoreError> {
 trait TableRow: Sized {
     const COLUMNS: &'static str;
     fn from_row(row: &Row<'_>) -> rusqlite::Result<Self>;
+    /// The row's id.
+    fn id(&self) -> Uuid;
 }
 
 /// A statement for one page: the `T::COLUMNS` of `from` (a table and `WHERE` clause whose

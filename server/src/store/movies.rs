@@ -1,12 +1,10 @@
 //! The `movies` table: search in title order, one movie by id, existence.
 
-use std::sync::Arc;
-
 use rusqlite::Row;
 use uuid::Uuid;
 
-use super::reviews::{REVIEW_ORDER, reviews_where_in};
-use super::{ReviewRow, Rows, Store, StoreError, TableRow, read_number, read_rows, search};
+use super::reviews::REVIEW_ORDER;
+use super::{ReviewRow, Rows, Store, StoreError, TableRow, read_rows, search};
 
 /// A movie with its review aggregates.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +33,10 @@ impl TableRow for MovieRow {
             star_total: row.get(3)?,
         })
     }
+
+    fn id(&self) -> Uuid {
+        self.id
+    }
 }
 
 /// Title order: ignoring case, then exact, then id (the `movies_by_title` index).
@@ -49,6 +51,7 @@ const SEARCHED: search::Searched = search::Searched {
     in_order: "movies_in_order",
     order: MOVIE_ORDER,
     leading: "title_folded",
+    reviewed_by: "movie_id",
 };
 
 impl Store {
@@ -62,21 +65,8 @@ impl Store {
         limit: u32,
         with_reviews: bool,
     ) -> Result<(Rows<MovieRow>, Option<Vec<ReviewRow>>), StoreError> {
-        let query = query.map(str::to_owned);
-        let counts = Arc::clone(&self.match_counts);
-        self.read_apart(move |connection| {
-            let query = query.as_deref();
-            let rows: Rows<MovieRow> =
-                search::search(connection, &SEARCHED, &counts, query, offset, limit)?;
-            let reviews = if with_reviews {
-                let ids: Vec<Uuid> = rows.items.iter().map(|movie| movie.id).collect();
-                Some(reviews_where_in(connection, "movie_id", &ids)?)
-            } else {
-                None
-            };
-            Ok((rows, reviews))
-        })
-        .await
+        self.search_with_reviews(&SEARCHED, query, offset, limit, with_reviews)
+            .await
     }
 
     /// The movie with this id and every review of it in review order, if there is one.
@@ -100,14 +90,7 @@ impl Store {
 
     /// Whether a movie has this id.
     pub async fn movie_exists(&self, id: Uuid) -> Result<bool, StoreError> {
-        self.read(|connection| {
-            read_number(
-                connection,
-                "SELECT EXISTS (SELECT 1 FROM movies WHERE id = ?1)",
-                [id],
-            )
-        })
-        .await
-        .map(|exists| exists != 0)
+        self.exists("SELECT EXISTS (SELECT 1 FROM movies WHERE id = ?1)", id)
+            .await
     }
 }

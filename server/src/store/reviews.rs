@@ -53,6 +53,10 @@ impl TableRow for ReviewRow {
             author_last_name: row.get(6)?,
         })
     }
+
+    fn id(&self) -> Uuid {
+        self.id
+    }
 }
 
 /// Review order: movie title, then author last name, then first name (each ignoring case, then
@@ -117,15 +121,8 @@ impl Store {
 
     /// Whether a review has this id.
     pub async fn review_exists(&self, id: Uuid) -> Result<bool, StoreError> {
-        self.read(|connection| {
-            read_number(
-                connection,
-                "SELECT EXISTS (SELECT 1 FROM reviews WHERE id = ?1)",
-                [id],
-            )
-        })
-        .await
-        .map(|exists| exists != 0)
+        self.exists("SELECT EXISTS (SELECT 1 FROM reviews WHERE id = ?1)", id)
+            .await
     }
 
     /// Saves a new review and returns it as saved, in one statement; `None` when its movie or

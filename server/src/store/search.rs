@@ -24,11 +24,15 @@
 //! the kept total.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rusqlite::Connection;
+use uuid::Uuid;
 
-use super::{Rows, TableRow, page_sql, read_number, read_page, read_rows};
+use super::reviews::reviews_where_in;
+use super::{
+    ReviewRow, Rows, Store, StoreError, TableRow, page_sql, read_number, read_page, read_rows,
+};
 
 /// A table that can be searched.
 pub(super) struct Searched {
@@ -47,6 +51,37 @@ pub(super) struct Searched {
     pub order: &'static str,
     /// The order's first column: the rows up to a value of it are a first part of the order.
     pub leading: &'static str,
+    /// The column of `reviews` that names its rows.
+    pub reviewed_by: &'static str,
+}
+
+impl Store {
+    /// A page of the rows of `searched` whose text contains `query` (see [`search`]) and, if
+    /// asked for, every review of those rows in review order, read with the page so that they
+    /// agree with its review counts. On a blocking thread: a search's cost grows with the data.
+    pub(super) async fn search_with_reviews<T: TableRow + Send + 'static>(
+        &self,
+        searched: &'static Searched,
+        query: Option<&str>,
+        offset: u32,
+        limit: u32,
+        with_reviews: bool,
+    ) -> Result<(Rows<T>, Option<Vec<ReviewRow>>), StoreError> {
+        let query = query.map(str::to_owned);
+        let counts = Arc::clone(&self.match_counts);
+        self.read_apart(move |connection| {
+            let query = query.as_deref();
+            let rows: Rows<T> = search(connection, searched, &counts, query, offset, limit)?;
+            let reviews = if with_reviews {
+                let ids: Vec<Uuid> = rows.items.iter().map(TableRow::id).collect();
+                Some(reviews_where_in(connection, searched.reviewed_by, &ids)?)
+            } else {
+                None
+            };
+            Ok((rows, reviews))
+        })
+        .await
+    }
 }
 
 /// Roughly how much more it costs to fetch and sort one match than to walk past one row.
@@ -117,6 +152,7 @@ pub(super) fn search<T: TableRow>(
         in_order,
         order,
         leading,
+        reviewed_by: _,
     } = searched;
     let Some(term) = query else {
         let count = || read_number(connection, &format!("SELECT {total} FROM totals"), []);
