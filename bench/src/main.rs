@@ -257,7 +257,7 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
         stdout: BufReader::new(child.stdout.take().ok_or("no stdout")?),
         next_id: 1,
     };
-    let outcome = (|| -> Result<_, Error> {
+    let outcome = (|| -> Result<ServerRun, Error> {
         let initialize = connection.request(
             "initialize",
             json!({
@@ -291,25 +291,27 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
         let (mut connection, serial_run) = pipelined(connection, &serial_calls, 1)?;
         let ping = ping_round_trip(&mut connection, 2_000)?;
         let peak_rss = vm_hwm(pid);
-        Ok((
+        Ok(ServerRun {
             connection,
             spawn_to_initialize,
             calls,
             main_run,
             serial_run,
             serial_calls,
-            (ping, peak_rss),
-        ))
+            ping,
+            peak_rss,
+        })
     })();
-    let (
+    let ServerRun {
         connection,
         spawn_to_initialize,
         calls,
         main_run,
         serial_run,
         serial_calls,
-        (ping, peak_rss),
-    ) = match outcome {
+        ping,
+        peak_rss,
+    } = match outcome {
         Ok(outcome) => outcome,
         Err(error) => {
             let _ = child.kill();
@@ -926,6 +928,18 @@ fn vm_hwm(pid: u32) -> Option<u64> {
         .lines()
         .find_map(|line| line.strip_prefix("VmHWM:"))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// What the runs against the server measured, and the connection, still open, they ran on.
+struct ServerRun {
+    connection: Connection,
+    spawn_to_initialize: Duration,
+    calls: Vec<Call>,
+    main_run: RunResult,
+    serial_run: RunResult,
+    serial_calls: Vec<Call>,
+    ping: Duration,
+    peak_rss: Option<u64>,
 }
 
 /// What one size's run measured.
