@@ -736,6 +736,246 @@ async fn reviews_filter_by_movie_author_or_both() {
     assert_eq!(none, json!({ "items": [], "totalCount": 0 }));
 }
 
+/// Movies and authors added or renamed by hand, outside a load, take their place in the review
+/// order: a title or name between two others, forty titles into one gap (more than the room
+/// a load leaves, so every movie is ranked afresh), a movie and an author renamed, whose
+/// reviews follow them, and a review written by hand with only its ids and stars.
+#[tokio::test]
+async fn reviews_stay_in_order_when_titles_and_names_change_by_hand() {
+    let client = fixture::client().await;
+    let path = client._folder.path().join("reviews.db");
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&path);
+    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
+        .await
+        .unwrap();
+    let mut added = Vec::new();
+    // Last first, so that each lands between "alien" and the one added before it.
+    for number in (1..=40).rev() {
+        let (id, title) = (
+            Uuid::from_u128(0xc000 + number),
+            format!("Alien {number:02}"),
+        );
+        sqlx::query("INSERT INTO movies (id, title, title_folded) VALUES (?1, ?2, ?3)")
+            .bind(id)
+            .bind(&title)
+            .bind(fold(&title))
+            .execute(&mut connection)
+            .await
+            .unwrap();
+        added.push(id);
+    }
+    let bea = Uuid::from_u128(0xd001);
+    sqlx::query(
+        "INSERT INTO authors (id, first_name, last_name, first_name_folded, last_name_folded,
+                              full_name_folded)
+         VALUES (?1, 'Bea', 'Álvarez', 'bea', 'álvarez', 'bea álvarez')",
+    )
+    .bind(bea)
+    .execute(&mut connection)
+    .await
+    .unwrap();
+    for sql in [
+        "UPDATE movies SET title = 'Aardvark', title_folded = 'aardvark' WHERE id = ?1",
+        "UPDATE authors SET last_name = 'Aaron', last_name_folded = 'aaron' WHERE id = ?2",
+    ] {
+        sqlx::query(sql)
+            .bind(ALIEN_REMAKE)
+            .bind(JOSE)
+            .execute(&mut connection)
+            .await
+            .unwrap();
+    }
+    sqlx::query("INSERT INTO reviews (id, movie_id, author_id, stars) VALUES (?1, ?2, ?3, 5)")
+        .bind(Uuid::from_u128(0xe001))
+        .bind(ZEBRA)
+        .bind(QUIET)
+        .execute(&mut connection)
+        .await
+        .unwrap();
+    let mut written = 0;
+    for (index, movie) in added.iter().enumerate() {
+        for author in [bea, ZOE, QUIET].iter().take(1 + index % 3) {
+            written += 1;
+            client
+                .ok(
+                    "reviews_write",
+                    json!({ "movieId": movie, "authorId": author, "stars": 3 }),
+                )
+                .await;
+        }
+    }
+    client
+        .ok(
+            "reviews_write",
+            json!({ "movieId": ALIEN, "authorId": QUIET, "stars": 1 }),
+        )
+        .await;
+
+    // The titles and names as the database holds them now, by id.
+    let titles: HashMap<String, String> =
+        sqlx::query_as::<_, (Uuid, String)>("SELECT id, title FROM movies")
+            .fetch_all(&mut connection)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|(id, title)| (id.to_string(), title))
+            .collect();
+    let names: HashMap<String, (String, String)> = sqlx::query_as::<_, (Uuid, String, String)>(
+        "SELECT id, first_name, last_name FROM authors",
+    )
+    .fetch_all(&mut connection)
+    .await
+    .unwrap()
+    .into_iter()
+    .map(|(id, first, last)| (id.to_string(), (first, last)))
+    .collect();
+    let reviews = client.all_pages("reviews_list", json!({}), 7).await;
+    // The fixture's, the one by hand, and those written through the tool.
+    assert_eq!(reviews.len(), 15 + 1 + written + 1);
+    let key = |review: &Value| {
+        let text = |key: &str| review[key].as_str().unwrap().to_owned();
+        let title = titles[&text("movieId")].clone();
+        let (first, last) = names[&text("authorId")].clone();
+        assert_eq!(
+            text("movieTitle"),
+            title,
+            "a review shows its movie's title"
+        );
+        assert_eq!(text("authorName"), format!("{first} {last}"));
+        (
+            fold(&title),
+            title,
+            fold(&last),
+            last,
+            fold(&first),
+            first,
+            text("id"),
+        )
+    };
+    let keys: Vec<_> = reviews.iter().map(key).collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted, "reviews_list is in review order");
+    // A review written before both its movie and its author were renamed.
+    assert!(
+        keys.iter()
+            .any(|key| key.0 == "aardvark" && key.2 == "aaron")
+    );
+
+    // Each movie's and each author's reviews, through both tools that list them, are the whole
+    // list's reviews of it, in the same order.
+    for (id, _) in titles {
+        let of_movie: Vec<&Value> = reviews.iter().filter(|r| r["movieId"] == *id).collect();
+        let listed = client
+            .all_pages("reviews_list", json!({ "movieId": id }), 3)
+            .await;
+        assert_eq!(listed.iter().collect::<Vec<_>>(), of_movie);
+        let movie = client.ok("movies_get", json!({ "movieId": id })).await;
+        assert_eq!(
+            movie["reviews"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .collect::<Vec<_>>(),
+            of_movie
+        );
+    }
+    for (id, _) in names {
+        let by_author: Vec<&Value> = reviews.iter().filter(|r| r["authorId"] == *id).collect();
+        let listed = client
+            .all_pages("reviews_list", json!({ "authorId": id }), 3)
+            .await;
+        assert_eq!(listed.iter().collect::<Vec<_>>(), by_author);
+    }
+}
+
+/// A database written before reviews were kept by rank is migrated with every review, count
+/// and order as a new database loaded with the same data shows them.
+#[tokio::test]
+async fn a_database_from_before_the_ranks_migrates_with_every_review_in_order() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("old.db");
+    let options = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(&path)
+        .create_if_missing(true);
+    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
+        .await
+        .unwrap();
+    let mut migrator = sqlx::migrate!("../migrations");
+    let before_ranks: Vec<_> = migrator
+        .migrations
+        .iter()
+        .filter(|migration| migration.version < 20261130000006)
+        .cloned()
+        .collect();
+    assert_eq!(before_ranks.len(), 6);
+    migrator.migrations = before_ranks.into();
+    migrator.run(&mut connection).await.unwrap();
+    // Written as the server of that schema wrote them.
+    for movie in movies() {
+        sqlx::query("INSERT INTO movies (id, title, title_folded) VALUES (?1, ?2, ?3)")
+            .bind(movie.id)
+            .bind(&movie.title)
+            .bind(fold(&movie.title))
+            .execute(&mut connection)
+            .await
+            .unwrap();
+    }
+    for author in authors() {
+        sqlx::query(
+            "INSERT INTO authors (id, first_name, last_name, first_name_folded,
+                                  last_name_folded, full_name_folded)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )
+        .bind(author.id)
+        .bind(&author.first_name)
+        .bind(&author.last_name)
+        .bind(fold(&author.first_name))
+        .bind(fold(&author.last_name))
+        .bind(fold(&format!("{} {}", author.first_name, author.last_name)))
+        .execute(&mut connection)
+        .await
+        .unwrap();
+    }
+    for review in reviews() {
+        sqlx::query(
+            "INSERT INTO reviews (id, movie_id, author_id, stars,
+                                  movie_title_folded, movie_title,
+                                  author_last_name_folded, author_last_name,
+                                  author_first_name_folded, author_first_name)
+             SELECT ?1, m.id, a.id, ?4, m.title_folded, m.title,
+                    a.last_name_folded, a.last_name, a.first_name_folded, a.first_name
+             FROM movies m, authors a WHERE m.id = ?2 AND a.id = ?3",
+        )
+        .bind(review.id)
+        .bind(review.movie_id)
+        .bind(review.author_id)
+        .bind(review.stars)
+        .execute(&mut connection)
+        .await
+        .unwrap();
+    }
+    drop(connection);
+
+    let migrated = Client::serving(Store::open(&path).await.unwrap(), folder).await;
+    let loaded = fixture::client().await;
+    assert_eq!(migrated.everything().await, loaded.everything().await);
+    for movie in [ALIEN, ALIEN_LOWER, ECOLE] {
+        let arguments = json!({ "movieId": movie });
+        assert_eq!(
+            migrated.ok("movies_get", arguments.clone()).await,
+            loaded.ok("movies_get", arguments).await
+        );
+    }
+    for author in [ZOE, JOSE, SAM_A] {
+        let arguments = json!({ "authorId": author });
+        assert_eq!(
+            migrated.ok("reviews_list", arguments.clone()).await,
+            loaded.ok("reviews_list", arguments).await
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_review_id_gets_exactly_that_review_whatever_the_other_arguments() {
     let client = fixture::client().await;
@@ -1535,7 +1775,7 @@ async fn seeding_over_a_used_database_equals_seeding_a_new_one() {
     assert!(
         fresh_schema
             .iter()
-            .any(|(name, _)| name == "reviews_in_order")
+            .any(|(name, _)| name == "reviews_by_author_in_order")
     );
     assert!(
         fresh_schema

@@ -3,6 +3,7 @@
 use rusqlite::Row;
 use uuid::Uuid;
 
+use super::reviews::ReviewsOf;
 use super::{ReviewRow, Rows, Store, StoreError, TableRow, search};
 
 /// An author with their review aggregates.
@@ -56,7 +57,7 @@ const SEARCHED: search::Searched = search::Searched {
     in_order: "authors_in_order",
     order: AUTHOR_ORDER,
     leading: "last_name_folded",
-    reviewed_by: "author_id",
+    reviews_of: ReviewsOf::Authors,
 };
 
 impl Store {

@@ -3,7 +3,7 @@
 use rusqlite::Row;
 use uuid::Uuid;
 
-use super::reviews::REVIEW_ORDER;
+use super::reviews::{OF_MOVIE, REVIEW_ORDER, ReviewsOf};
 use super::{ReviewRow, Rows, Store, StoreError, TableRow, read_rows, search};
 
 /// A movie with its review aggregates.
@@ -51,7 +51,7 @@ const SEARCHED: search::Searched = search::Searched {
     in_order: "movies_in_order",
     order: MOVIE_ORDER,
     leading: "title_folded",
-    reviewed_by: "movie_id",
+    reviews_of: ReviewsOf::Movies,
 };
 
 impl Store {
@@ -80,7 +80,7 @@ impl Store {
                 return Ok(None);
             };
             let reviews_sql = format!(
-                "SELECT {} FROM reviews WHERE movie_id = ?1 ORDER BY {REVIEW_ORDER}",
+                "SELECT {} FROM reviews WHERE {OF_MOVIE} ORDER BY {REVIEW_ORDER}",
                 ReviewRow::COLUMNS
             );
             Ok(Some((movie, read_rows(connection, &reviews_sql, [id])?)))

@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rusqlite::Connection;
 use uuid::Uuid;
 
-use super::reviews::reviews_where_in;
+use super::reviews::{ReviewsOf, reviews_of};
 use super::{
     ReviewRow, Rows, Store, StoreError, TableRow, page_sql, read_number, read_page, read_rows,
 };
@@ -51,8 +51,8 @@ pub(super) struct Searched {
     pub order: &'static str,
     /// The order's first column: the rows up to a value of it are a first part of the order.
     pub leading: &'static str,
-    /// The column of `reviews` that names its rows.
-    pub reviewed_by: &'static str,
+    /// Whose reviews its rows' are.
+    pub reviews_of: ReviewsOf,
 }
 
 impl Store {
@@ -74,7 +74,7 @@ impl Store {
             let rows: Rows<T> = search(connection, searched, &counts, query, offset, limit)?;
             let reviews = if with_reviews {
                 let ids: Vec<Uuid> = rows.items.iter().map(TableRow::id).collect();
-                Some(reviews_where_in(connection, searched.reviewed_by, &ids)?)
+                Some(reviews_of(connection, searched.reviews_of, &ids)?)
             } else {
                 None
             };
@@ -152,7 +152,7 @@ pub(super) fn search<T: TableRow>(
         in_order,
         order,
         leading,
-        reviewed_by: _,
+        reviews_of: _,
     } = searched;
     let Some(term) = query else {
         let count = || read_number(connection, &format!("SELECT {total} FROM totals"), []);

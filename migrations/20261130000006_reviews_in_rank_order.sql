@@ -1,0 +1,264 @@
+-- Reviews kept in review order by number, not by copied text. Each movie gets a rank that
+-- follows its title order (ignoring case, then exact; equal titles share a rank) and each author
+-- one that follows the name order (last name, then first name, each ignoring case then exact;
+-- equal names share a rank). The reviews table is then stored in review order itself: its key
+-- is (movie rank, author rank, id), so an unfiltered page and a movie's reviews (the reviews with
+-- its title's rank) are ranges of the table, and the two remaining indexes hold a few numbers
+-- and an id each instead of every title and name again.
+--
+-- Why: the review-order indexes held both copied titles and names, five million rows sorted
+-- three ways on the huge data set, most of a minute's load. A load now appends the reviews in
+-- key order and sorts two narrow indexes (see server/src/store/load.rs).
+--
+-- Ranks are multiples of 2^32 after a load or this migration. A movie or an author added or
+-- renamed outside a load takes the rank of an equal title or name, or one halfway between its
+-- neighbours'; when no number is left between them, every rank of that table is numbered
+-- afresh. The triggers below keep each review's ranks, title and names equal to its movie's and
+-- its author's, whatever a writer gives them.
+
+ALTER TABLE movies ADD COLUMN title_rank INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE authors ADD COLUMN name_rank INTEGER NOT NULL DEFAULT 0;
+
+UPDATE movies SET title_rank = ranked.rank << 32
+    FROM (SELECT rowid AS row, dense_rank() OVER (ORDER BY title_folded, title) AS rank
+          FROM movies) AS ranked
+    WHERE movies.rowid = ranked.row;
+UPDATE authors SET name_rank = ranked.rank << 32
+    FROM (SELECT rowid AS row,
+                 dense_rank() OVER (ORDER BY last_name_folded, last_name,
+                                             first_name_folded, first_name) AS rank
+          FROM authors) AS ranked
+    WHERE authors.rowid = ranked.row;
+
+CREATE TABLE reviews_in_rank_order (
+    -- Copied from the movie and the author (see the triggers): the review order.
+    movie_rank INTEGER NOT NULL DEFAULT 0,
+    author_rank INTEGER NOT NULL DEFAULT 0,
+    id BLOB NOT NULL,
+    movie_id BLOB NOT NULL REFERENCES movies (id),
+    author_id BLOB NOT NULL REFERENCES authors (id),
+    stars INTEGER NOT NULL CHECK (stars BETWEEN 1 AND 5),
+    -- Also copied, so that a review reads without a join.
+    movie_title TEXT NOT NULL DEFAULT '',
+    author_first_name TEXT NOT NULL DEFAULT '',
+    author_last_name TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (movie_rank, author_rank, id)
+) STRICT, WITHOUT ROWID;
+
+INSERT INTO reviews_in_rank_order
+    SELECT m.title_rank, a.name_rank, r.id, r.movie_id, r.author_id, r.stars,
+           m.title, a.first_name, a.last_name
+    FROM reviews r JOIN movies m ON m.id = r.movie_id JOIN authors a ON a.id = r.author_id;
+
+-- Its indexes and its triggers go with it.
+DROP TABLE reviews;
+ALTER TABLE reviews_in_rank_order RENAME TO reviews;
+
+CREATE UNIQUE INDEX reviews_by_id ON reviews (id);
+-- An author's reviews in review order (the author's rank is the same for all of them).
+CREATE INDEX reviews_by_author_in_order ON reviews (author_id, movie_rank, author_rank, id);
+
+-- As before: counts and totals kept in the same transaction as every write.
+CREATE TRIGGER reviews_counted_on_insert AFTER INSERT ON reviews
+BEGIN
+    UPDATE movies SET review_count = review_count + 1, star_total = star_total + NEW.stars
+        WHERE id = NEW.movie_id;
+    UPDATE authors SET review_count = review_count + 1, star_total = star_total + NEW.stars
+        WHERE id = NEW.author_id;
+END;
+CREATE TRIGGER reviews_counted_on_delete AFTER DELETE ON reviews
+BEGIN
+    UPDATE movies SET review_count = review_count - 1, star_total = star_total - OLD.stars
+        WHERE id = OLD.movie_id;
+    UPDATE authors SET review_count = review_count - 1, star_total = star_total - OLD.stars
+        WHERE id = OLD.author_id;
+END;
+CREATE TRIGGER reviews_counted_on_update AFTER UPDATE OF stars ON reviews
+BEGIN
+    UPDATE movies SET star_total = star_total - OLD.stars + NEW.stars WHERE id = NEW.movie_id;
+    UPDATE authors SET star_total = star_total - OLD.stars + NEW.stars WHERE id = NEW.author_id;
+END;
+CREATE TRIGGER reviews_totalled_on_insert AFTER INSERT ON reviews
+BEGIN
+    UPDATE totals SET reviews = reviews + 1;
+END;
+CREATE TRIGGER reviews_totalled_on_delete AFTER DELETE ON reviews
+BEGIN
+    UPDATE totals SET reviews = reviews - 1;
+END;
+
+-- A review written with other ranks, title or names than its movie's and its author's (by hand,
+-- say, leaving them to their defaults) is given theirs.
+CREATE TRIGGER reviews_copied_on_insert AFTER INSERT ON reviews
+    WHEN NOT EXISTS (SELECT 1 FROM movies m, authors a
+                     WHERE m.id = NEW.movie_id AND a.id = NEW.author_id
+                       AND m.title_rank = NEW.movie_rank AND m.title = NEW.movie_title
+                       AND a.name_rank = NEW.author_rank
+                       AND a.first_name = NEW.author_first_name
+                       AND a.last_name = NEW.author_last_name)
+BEGIN
+    UPDATE reviews
+        SET (movie_rank, movie_title) =
+                (SELECT title_rank, title FROM movies WHERE id = NEW.movie_id),
+            (author_rank, author_first_name, author_last_name) =
+                (SELECT name_rank, first_name, last_name FROM authors WHERE id = NEW.author_id)
+        WHERE id = NEW.id;
+END;
+CREATE TRIGGER reviews_copied_on_update AFTER UPDATE OF
+    movie_rank, author_rank, movie_id, author_id, movie_title, author_first_name,
+    author_last_name ON reviews
+    WHEN NOT EXISTS (SELECT 1 FROM movies m, authors a
+                     WHERE m.id = NEW.movie_id AND a.id = NEW.author_id
+                       AND m.title_rank = NEW.movie_rank AND m.title = NEW.movie_title
+                       AND a.name_rank = NEW.author_rank
+                       AND a.first_name = NEW.author_first_name
+                       AND a.last_name = NEW.author_last_name)
+BEGIN
+    UPDATE reviews
+        SET (movie_rank, movie_title) =
+                (SELECT title_rank, title FROM movies WHERE id = NEW.movie_id),
+            (author_rank, author_first_name, author_last_name) =
+                (SELECT name_rank, first_name, last_name FROM authors WHERE id = NEW.author_id)
+        WHERE id = NEW.id;
+END;
+
+-- A movie added or retitled outside a load: the rank of a movie with the same title, else the
+-- middle of the gap between its neighbours' ranks (a gap of 2^33 past the last), else 0 for
+-- now, and then, only in that case, every movie is ranked afresh.
+CREATE TRIGGER movies_ranked_on_insert AFTER INSERT ON movies
+BEGIN
+    UPDATE movies SET title_rank = (
+        SELECT coalesce(same, CASE WHEN above - below >= 2 THEN below + (above - below) / 2
+                                   ELSE 0 END)
+        FROM (SELECT same, below, coalesce(above, below + (1 << 33)) AS above
+              FROM (SELECT
+                  (SELECT title_rank FROM movies
+                   WHERE title_folded = NEW.title_folded AND title = NEW.title
+                     AND rowid <> NEW.rowid) AS same,
+                  coalesce((SELECT title_rank FROM movies
+                            WHERE (title_folded, title) < (NEW.title_folded, NEW.title)
+                            ORDER BY title_folded DESC, title DESC LIMIT 1), 0) AS below,
+                  (SELECT title_rank FROM movies
+                   WHERE (title_folded, title) > (NEW.title_folded, NEW.title)
+                   ORDER BY title_folded, title LIMIT 1) AS above)))
+        WHERE rowid = NEW.rowid;
+    UPDATE movies SET title_rank = ranked.rank << 32
+        FROM (SELECT rowid AS row, dense_rank() OVER (ORDER BY title_folded, title) AS rank
+              FROM movies
+              WHERE (SELECT title_rank FROM movies WHERE rowid = NEW.rowid) = 0) AS ranked
+        WHERE movies.rowid = ranked.row;
+END;
+CREATE TRIGGER movies_ranked_on_update AFTER UPDATE OF title, title_folded ON movies
+    WHEN NEW.title IS NOT OLD.title OR NEW.title_folded IS NOT OLD.title_folded
+BEGIN
+    UPDATE movies SET title_rank = (
+        SELECT coalesce(same, CASE WHEN above - below >= 2 THEN below + (above - below) / 2
+                                   ELSE 0 END)
+        FROM (SELECT same, below, coalesce(above, below + (1 << 33)) AS above
+              FROM (SELECT
+                  (SELECT title_rank FROM movies
+                   WHERE title_folded = NEW.title_folded AND title = NEW.title
+                     AND rowid <> NEW.rowid) AS same,
+                  coalesce((SELECT title_rank FROM movies
+                            WHERE (title_folded, title) < (NEW.title_folded, NEW.title)
+                            ORDER BY title_folded DESC, title DESC LIMIT 1), 0) AS below,
+                  (SELECT title_rank FROM movies
+                   WHERE (title_folded, title) > (NEW.title_folded, NEW.title)
+                   ORDER BY title_folded, title LIMIT 1) AS above)))
+        WHERE rowid = NEW.rowid;
+    UPDATE movies SET title_rank = ranked.rank << 32
+        FROM (SELECT rowid AS row, dense_rank() OVER (ORDER BY title_folded, title) AS rank
+              FROM movies
+              WHERE (SELECT title_rank FROM movies WHERE rowid = NEW.rowid) = 0) AS ranked
+        WHERE movies.rowid = ranked.row;
+END;
+-- A movie's reviews follow its rank and its title.
+CREATE TRIGGER movies_copied_to_reviews AFTER UPDATE OF title, title_rank ON movies
+    WHEN NEW.title IS NOT OLD.title OR NEW.title_rank IS NOT OLD.title_rank
+BEGIN
+    UPDATE reviews SET movie_rank = NEW.title_rank, movie_title = NEW.title
+        WHERE movie_rank = OLD.title_rank AND movie_id = NEW.id;
+END;
+
+-- The same for authors, by name.
+CREATE TRIGGER authors_ranked_on_insert AFTER INSERT ON authors
+BEGIN
+    UPDATE authors SET name_rank = (
+        SELECT coalesce(same, CASE WHEN above - below >= 2 THEN below + (above - below) / 2
+                                   ELSE 0 END)
+        FROM (SELECT same, below, coalesce(above, below + (1 << 33)) AS above
+              FROM (SELECT
+                  (SELECT name_rank FROM authors
+                   WHERE last_name_folded = NEW.last_name_folded AND last_name = NEW.last_name
+                     AND first_name_folded = NEW.first_name_folded
+                     AND first_name = NEW.first_name AND rowid <> NEW.rowid) AS same,
+                  coalesce((SELECT name_rank FROM authors
+                            WHERE (last_name_folded, last_name, first_name_folded, first_name)
+                                < (NEW.last_name_folded, NEW.last_name,
+                                   NEW.first_name_folded, NEW.first_name)
+                            ORDER BY last_name_folded DESC, last_name DESC,
+                                     first_name_folded DESC, first_name DESC
+                            LIMIT 1), 0) AS below,
+                  (SELECT name_rank FROM authors
+                   WHERE (last_name_folded, last_name, first_name_folded, first_name)
+                       > (NEW.last_name_folded, NEW.last_name,
+                          NEW.first_name_folded, NEW.first_name)
+                   ORDER BY last_name_folded, last_name, first_name_folded, first_name
+                   LIMIT 1) AS above)))
+        WHERE rowid = NEW.rowid;
+    UPDATE authors SET name_rank = ranked.rank << 32
+        FROM (SELECT rowid AS row,
+                     dense_rank() OVER (ORDER BY last_name_folded, last_name,
+                                                 first_name_folded, first_name) AS rank
+              FROM authors
+              WHERE (SELECT name_rank FROM authors WHERE rowid = NEW.rowid) = 0) AS ranked
+        WHERE authors.rowid = ranked.row;
+END;
+CREATE TRIGGER authors_ranked_on_update AFTER UPDATE OF
+    last_name_folded, last_name, first_name_folded, first_name ON authors
+    WHEN NEW.last_name_folded IS NOT OLD.last_name_folded
+        OR NEW.last_name IS NOT OLD.last_name
+        OR NEW.first_name_folded IS NOT OLD.first_name_folded
+        OR NEW.first_name IS NOT OLD.first_name
+BEGIN
+    UPDATE authors SET name_rank = (
+        SELECT coalesce(same, CASE WHEN above - below >= 2 THEN below + (above - below) / 2
+                                   ELSE 0 END)
+        FROM (SELECT same, below, coalesce(above, below + (1 << 33)) AS above
+              FROM (SELECT
+                  (SELECT name_rank FROM authors
+                   WHERE last_name_folded = NEW.last_name_folded AND last_name = NEW.last_name
+                     AND first_name_folded = NEW.first_name_folded
+                     AND first_name = NEW.first_name AND rowid <> NEW.rowid) AS same,
+                  coalesce((SELECT name_rank FROM authors
+                            WHERE (last_name_folded, last_name, first_name_folded, first_name)
+                                < (NEW.last_name_folded, NEW.last_name,
+                                   NEW.first_name_folded, NEW.first_name)
+                            ORDER BY last_name_folded DESC, last_name DESC,
+                                     first_name_folded DESC, first_name DESC
+                            LIMIT 1), 0) AS below,
+                  (SELECT name_rank FROM authors
+                   WHERE (last_name_folded, last_name, first_name_folded, first_name)
+                       > (NEW.last_name_folded, NEW.last_name,
+                          NEW.first_name_folded, NEW.first_name)
+                   ORDER BY last_name_folded, last_name, first_name_folded, first_name
+                   LIMIT 1) AS above)))
+        WHERE rowid = NEW.rowid;
+    UPDATE authors SET name_rank = ranked.rank << 32
+        FROM (SELECT rowid AS row,
+                     dense_rank() OVER (ORDER BY last_name_folded, last_name,
+                                                 first_name_folded, first_name) AS rank
+              FROM authors
+              WHERE (SELECT name_rank FROM authors WHERE rowid = NEW.rowid) = 0) AS ranked
+        WHERE authors.rowid = ranked.row;
+END;
+CREATE TRIGGER authors_copied_to_reviews AFTER UPDATE OF
+    first_name, last_name, name_rank ON authors
+    WHEN NEW.first_name IS NOT OLD.first_name OR NEW.last_name IS NOT OLD.last_name
+        OR NEW.name_rank IS NOT OLD.name_rank
+BEGIN
+    UPDATE reviews
+        SET author_rank = NEW.name_rank, author_first_name = NEW.first_name,
+            author_last_name = NEW.last_name
+        WHERE author_id = NEW.id;
+END;
