@@ -3,12 +3,12 @@
 -- one that follows the name order (last name, then first name, each ignoring case then exact;
 -- equal names share a rank). The reviews table is then stored in review order itself: its key
 -- is (movie rank, author rank, id), so an unfiltered page and a movie's reviews (the reviews with
--- its title's rank) are ranges of the table, and the two remaining indexes hold a few numbers
--- and an id each instead of every title and name again.
+-- its title's rank) are ranges of the table, which a load fills by appending, and only two
+-- indexes are left to build: one by id, and one for an author's reviews.
 --
--- Why: the review-order indexes held both copied titles and names, five million rows sorted
--- three ways on the huge data set, most of a minute's load. A load now appends the reviews in
--- key order and sorts two narrow indexes (see server/src/store/load.rs).
+-- Why: three review-order indexes held copied titles and names twice over (exact and folded):
+-- five million wide rows sorted three ways on the huge data set, most of its load (see
+-- server/src/store/load.rs).
 --
 -- Ranks are multiples of 2^32 after a load or this migration. A movie or an author added or
 -- renamed outside a load takes the rank of an equal title or name, or one halfway between its
@@ -55,8 +55,13 @@ DROP TABLE reviews;
 ALTER TABLE reviews_in_rank_order RENAME TO reviews;
 
 CREATE UNIQUE INDEX reviews_by_id ON reviews (id);
--- An author's reviews in review order (the author's rank is the same for all of them).
-CREATE INDEX reviews_by_author_in_order ON reviews (author_id, movie_rank, author_rank, id);
+-- An author's reviews in review order (the author's rank is the same for all of them), with the
+-- rest of each review, so that they are read from the index alone: on the huge data set, ten
+-- reviews in 9 µs instead of 43 µs from the table, where they lie far apart.
+CREATE INDEX reviews_by_author_in_order ON reviews (
+    author_id, movie_rank, author_rank, id, movie_id, stars, movie_title, author_first_name,
+    author_last_name
+);
 
 -- As before: counts and totals kept in the same transaction as every write.
 CREATE TRIGGER reviews_counted_on_insert AFTER INSERT ON reviews
