@@ -142,75 +142,38 @@ fn replace_everything(
          INSERT INTO authors_search (authors_search) VALUES ('delete-all');",
     )?;
 
-    let (movie_counts, author_counts) = counts(reviews);
     // Movies and authors go in in search order, so that their rowids follow it (see the
-    // migration that keeps `totals.movies_in_order`), and are ranked in it (see the migration
-    // that ranks them). Rust compares strings byte by byte, as SQLite's BINARY collation does,
-    // and UUIDs as their 16 bytes. Each title and name is folded once.
-    let mut movies_in_order: Vec<RankedMovie<'_>> = movies
-        .iter()
-        .map(|movie| RankedMovie {
-            movie,
-            title_folded: fold(&movie.title),
-            rank: 0,
-        })
-        .collect();
-    movies_in_order.sort_unstable_by(|a, b| {
-        (&a.title_folded, &a.movie.title, a.movie.id).cmp(&(
-            &b.title_folded,
-            &b.movie.title,
-            b.movie.id,
-        ))
-    });
-    let title_ranks = ranks(&movies_in_order, |movie| {
-        (movie.title_folded.as_str(), movie.movie.title.as_str())
-    });
-    for (movie, rank) in movies_in_order.iter_mut().zip(title_ranks) {
-        movie.rank = rank;
-    }
-    let mut authors_in_order: Vec<RankedAuthor<'_>> = authors
-        .iter()
-        .map(|author| RankedAuthor {
-            author,
-            last_folded: fold(&author.last_name),
-            first_folded: fold(&author.first_name),
-            rank: 0,
-        })
-        .collect();
-    authors_in_order
-        .sort_unstable_by(|a, b| (a.name_key(), a.author.id).cmp(&(b.name_key(), b.author.id)));
-    let name_ranks = ranks(&authors_in_order, RankedAuthor::name_key);
-    for (author, rank) in authors_in_order.iter_mut().zip(name_ranks) {
-        author.rank = rank;
-    }
+    // migration that keeps `totals.movies_in_order`), reviews in review order, which is their
+    // table's key, so that each is added at the end of the table rather than at a random place.
+    let mut movies = movies_in_order(movies);
+    let mut authors = authors_in_order(authors);
+    let reviews = reviews_in_order(reviews, &mut movies, &mut authors)?;
+    tracing::debug!(elapsed = ?started.elapsed(), "rows ranked and sorted");
 
     let mut insert = connection.prepare(
         "INSERT INTO movies (id, title, title_folded, title_rank, review_count, star_total)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
-    for (done, ranked) in movies_in_order.iter().enumerate() {
+    for (done, ranked) in movies.iter().enumerate() {
         let movie = ranked.movie;
-        let (count, stars) = movie_counts.get(&movie.id).copied().unwrap_or_default();
         insert.execute(params![
             movie.id,
             movie.title,
             ranked.title_folded,
             ranked.rank,
-            count,
-            stars
+            ranked.counts.reviews,
+            ranked.counts.stars,
         ])?;
-        report(progress, "movies", done, movies_in_order.len());
+        report(progress, "movies", done, movies.len());
     }
 
-    tracing::debug!(elapsed = ?started.elapsed(), "movies inserted");
     let mut insert = connection.prepare(
         "INSERT INTO authors (id, first_name, last_name, first_name_folded, last_name_folded,
                               full_name_folded, name_rank, review_count, star_total)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?;
-    for (done, ranked) in authors_in_order.iter().enumerate() {
+    for (done, ranked) in authors.iter().enumerate() {
         let author = ranked.author;
-        let (count, stars) = author_counts.get(&author.id).copied().unwrap_or_default();
         insert.execute(params![
             author.id,
             author.first_name,
@@ -219,54 +182,28 @@ fn replace_everything(
             ranked.last_folded,
             format!("{} {}", ranked.first_folded, ranked.last_folded),
             ranked.rank,
-            count,
-            stars,
+            ranked.counts.reviews,
+            ranked.counts.stars,
         ])?;
-        report(progress, "authors", done, authors_in_order.len());
+        report(progress, "authors", done, authors.len());
     }
 
-    tracing::debug!(elapsed = ?started.elapsed(), "authors inserted");
-    // Reviews go in in the table's order, (movie rank, author rank, id), so each is added at
-    // the end of the table rather than at a random place in it. Their ranks, title and names
-    // are copied from their movie and author, as a single insert does in SQL; a review of a
-    // movie or by an author not in the set is refused.
-    let movies_by_id: HashMap<Uuid, &RankedMovie<'_>> = movies_in_order
-        .iter()
-        .map(|ranked| (ranked.movie.id, ranked))
-        .collect();
-    let authors_by_id: HashMap<Uuid, &RankedAuthor<'_>> = authors_in_order
-        .iter()
-        .map(|ranked| (ranked.author.id, ranked))
-        .collect();
-    let mut reviews_in_order = Vec::with_capacity(reviews.len());
-    for review in reviews {
-        let (Some(movie), Some(author)) = (
-            movies_by_id.get(&review.movie_id),
-            authors_by_id.get(&review.author_id),
-        ) else {
-            return Err(StoreError::Orphan(review.id));
-        };
-        reviews_in_order.push((movie.rank, author.rank, review, movie.movie, author.author));
-    }
-    reviews_in_order.sort_unstable_by_key(|(movie_rank, author_rank, review, _, _)| {
-        (*movie_rank, *author_rank, review.id)
-    });
-    tracing::debug!(elapsed = ?started.elapsed(), "reviews sorted");
+    // Each review's ranks, title and names are its movie's and its author's, as the insert of a
+    // single review copies them in SQL.
     let mut insert = connection.prepare(
         "INSERT INTO reviews (movie_rank, author_rank, id, movie_id, author_id, stars,
                               movie_title, author_first_name, author_last_name)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?;
-    for (done, (movie_rank, author_rank, review, movie, author)) in
-        reviews_in_order.iter().enumerate()
-    {
+    for (done, placed) in reviews.iter().enumerate() {
+        let (movie, author) = (movies[placed.movie].movie, authors[placed.author].author);
         insert.execute(params![
-            movie_rank,
-            author_rank,
-            review.id,
-            review.movie_id,
-            review.author_id,
-            review.stars,
+            placed.movie_rank,
+            placed.author_rank,
+            placed.id,
+            movie.id,
+            author.id,
+            placed.stars,
             movie.title,
             author.first_name,
             author.last_name,
@@ -321,19 +258,28 @@ fn report(progress: Progress<'_>, stage: &'static str, done: usize, total: usize
 /// rank them all afresh.
 const RANK_STEP: i64 = 1 << 32;
 
-/// A movie with its folded title and its rank in title order.
+/// How many reviews a movie or an author has, and their stars added up.
+#[derive(Default)]
+struct Counts {
+    reviews: i64,
+    stars: i64,
+}
+
+/// A movie with its folded title, its rank in title order and its counts.
 struct RankedMovie<'a> {
     movie: &'a NewMovie,
     title_folded: String,
     rank: i64,
+    counts: Counts,
 }
 
-/// An author with their folded names and their rank in name order.
+/// An author with their folded names, their rank in name order and their counts.
 struct RankedAuthor<'a> {
     author: &'a NewAuthor,
     last_folded: String,
     first_folded: String,
     rank: i64,
+    counts: Counts,
 }
 
 impl RankedAuthor<'_> {
@@ -346,6 +292,65 @@ impl RankedAuthor<'_> {
             &self.author.first_name,
         )
     }
+}
+
+/// A review with its place in review order, and its movie and author as indexes into the
+/// ranked movies and authors.
+struct PlacedReview {
+    movie_rank: i64,
+    author_rank: i64,
+    id: Uuid,
+    stars: i64,
+    movie: usize,
+    author: usize,
+}
+
+/// The movies in title order (ignoring case, then exact, then id), ranked. Rust compares
+/// strings byte by byte, as SQLite's BINARY collation does, and UUIDs as their 16 bytes.
+fn movies_in_order(movies: &[NewMovie]) -> Vec<RankedMovie<'_>> {
+    let mut ranked: Vec<RankedMovie<'_>> = movies
+        .iter()
+        .map(|movie| RankedMovie {
+            movie,
+            title_folded: fold(&movie.title),
+            rank: 0,
+            counts: Counts::default(),
+        })
+        .collect();
+    ranked.sort_unstable_by(|a, b| {
+        (&a.title_folded, &a.movie.title, a.movie.id).cmp(&(
+            &b.title_folded,
+            &b.movie.title,
+            b.movie.id,
+        ))
+    });
+    let ranks = ranks(&ranked, |movie| {
+        (movie.title_folded.as_str(), movie.movie.title.as_str())
+    });
+    for (movie, rank) in ranked.iter_mut().zip(ranks) {
+        movie.rank = rank;
+    }
+    ranked
+}
+
+/// The authors in name order (see [`RankedAuthor::name_key`], then id), ranked.
+fn authors_in_order(authors: &[NewAuthor]) -> Vec<RankedAuthor<'_>> {
+    let mut ranked: Vec<RankedAuthor<'_>> = authors
+        .iter()
+        .map(|author| RankedAuthor {
+            author,
+            last_folded: fold(&author.last_name),
+            first_folded: fold(&author.first_name),
+            rank: 0,
+            counts: Counts::default(),
+        })
+        .collect();
+    ranked.sort_unstable_by(|a, b| (a.name_key(), a.author.id).cmp(&(b.name_key(), b.author.id)));
+    let ranks = ranks(&ranked, RankedAuthor::name_key);
+    for (author, rank) in ranked.iter_mut().zip(ranks) {
+        author.rank = rank;
+    }
+    ranked
 }
 
 /// The ranks of rows already in order: equal keys share a rank, and each new key's is
@@ -365,20 +370,44 @@ fn ranks<'a, T, K: PartialEq>(rows: &'a [T], key: impl Fn(&'a T) -> K) -> Vec<i6
         .collect()
 }
 
-/// Each movie's and each author's review count and star total.
-type Counts = HashMap<Uuid, (i64, i64)>;
-
-fn counts(reviews: &[NewReview]) -> (Counts, Counts) {
-    let (mut movies, mut authors) = (Counts::new(), Counts::new());
+/// The reviews in review order (movie rank, author rank, id), each counted on its movie and
+/// its author; a review of a movie or by an author not in the set is refused.
+fn reviews_in_order(
+    reviews: &[NewReview],
+    movies: &mut [RankedMovie<'_>],
+    authors: &mut [RankedAuthor<'_>],
+) -> Result<Vec<PlacedReview>, StoreError> {
+    let movie_at: HashMap<Uuid, usize> = movies
+        .iter()
+        .enumerate()
+        .map(|(at, ranked)| (ranked.movie.id, at))
+        .collect();
+    let author_at: HashMap<Uuid, usize> = authors
+        .iter()
+        .enumerate()
+        .map(|(at, ranked)| (ranked.author.id, at))
+        .collect();
+    let mut placed = Vec::with_capacity(reviews.len());
     for review in reviews {
-        for (counts, id) in [
-            (&mut movies, review.movie_id),
-            (&mut authors, review.author_id),
-        ] {
-            let (count, stars) = counts.entry(id).or_default();
-            *count += 1;
-            *stars += review.stars;
+        let (Some(&movie), Some(&author)) = (
+            movie_at.get(&review.movie_id),
+            author_at.get(&review.author_id),
+        ) else {
+            return Err(StoreError::Orphan(review.id));
+        };
+        for counts in [&mut movies[movie].counts, &mut authors[author].counts] {
+            counts.reviews += 1;
+            counts.stars += review.stars;
         }
+        placed.push(PlacedReview {
+            movie_rank: movies[movie].rank,
+            author_rank: authors[author].rank,
+            id: review.id,
+            stars: review.stars,
+            movie,
+            author,
+        });
     }
-    (movies, authors)
+    placed.sort_unstable_by_key(|review| (review.movie_rank, review.author_rank, review.id));
+    Ok(placed)
 }
