@@ -889,6 +889,53 @@ async fn reviews_stay_in_order_when_titles_and_names_change_by_hand() {
     }
 }
 
+/// Hand edits the triggers cannot follow are refused, and those they can are counted: an
+/// `INSERT OR REPLACE` of an existing movie or author would give it a new rank and counts behind
+/// its reviews' backs; a review moved to another movie moves its count and stars.
+#[tokio::test]
+async fn replacing_a_movie_by_hand_is_refused_and_moving_a_review_moves_its_counts() {
+    let client = fixture::client().await;
+    let path = client._folder.path().join("reviews.db");
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&path);
+    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
+        .await
+        .unwrap();
+    let replace_movie = sqlx::query(
+        "INSERT OR REPLACE INTO movies (id, title, title_folded) VALUES (?1, 'Zulu', 'zulu')",
+    )
+    .bind(ALIEN)
+    .execute(&mut connection)
+    .await
+    .unwrap_err();
+    assert!(replace_movie.to_string().contains("change it with UPDATE"));
+    let replace_author = sqlx::query(
+        "INSERT OR REPLACE INTO authors (id, first_name, last_name, first_name_folded,
+                                         last_name_folded, full_name_folded)
+         VALUES (?1, 'A', 'B', 'a', 'b', 'a b')",
+    )
+    .bind(ZOE)
+    .execute(&mut connection)
+    .await
+    .unwrap_err();
+    assert!(replace_author.to_string().contains("change it with UPDATE"));
+
+    // Review 11 is École's, by Zoë, five stars; moved to Zebra.
+    sqlx::query("UPDATE reviews SET movie_id = ?1 WHERE id = ?2")
+        .bind(ZEBRA)
+        .bind(review(11))
+        .execute(&mut connection)
+        .await
+        .unwrap();
+    let zebra = client.ok("movies_get", json!({ "movieId": ZEBRA })).await;
+    assert_eq!(zebra["reviewCount"], json!(1));
+    assert_eq!(zebra["averageStars"], json!(5.0));
+    assert_eq!(zebra["reviews"][0]["id"], json!(review(11)));
+    assert_eq!(zebra["reviews"][0]["movieTitle"], json!("Zebra"));
+    let ecole = client.ok("movies_get", json!({ "movieId": ECOLE })).await;
+    assert_eq!(ecole["reviewCount"], json!(0));
+    assert_eq!(ecole["reviews"], json!([]));
+}
+
 /// A database written before reviews were kept by rank is migrated with every review, count
 /// and order as a new database loaded with the same data shows them.
 #[tokio::test]

@@ -14,9 +14,10 @@
 //! sqlx, whose every batch was a new statement bound value by value and handed to its
 //! connection thread), and each table's rows in its own order: movies and authors in search
 //! order, reviews in review order, which is the reviews table's key, so that they are appended
-//! rather than put at random places. On the huge data set (1,000,000 / 200,000 / 5,000,000)
-//! the reviews then take 10 s to insert and 22 s for their two indexes, where copied titles and
-//! names in three review-order indexes took 60 s and more.
+//! rather than put at random places. On the huge data set (1,000,000 / 200,000 / 5,000,000),
+//! measured on one busy afternoon of this VM: 13 s to insert the rows and 25 s for the reviews'
+//! two indexes, where rows inserted at random places took 34 s and three review-order indexes
+//! of copied titles and names 60 s.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -254,8 +255,8 @@ fn report(progress: Progress<'_>, stage: &'static str, done: usize, total: usize
 }
 
 /// How far apart a load puts the ranks of neighbouring titles and names, as the migration that
-/// ranks them does: room for 32 titles added by hand between two neighbours before the triggers
-/// rank them all afresh.
+/// ranks them does: room for at least 32 titles added by hand between two neighbours before the
+/// triggers rank them all afresh.
 const RANK_STEP: i64 = 1 << 32;
 
 /// How many reviews a movie or an author has, and their stars added up.

@@ -51,7 +51,7 @@ pub(super) struct Searched {
     pub order: &'static str,
     /// The order's first column: the rows up to a value of it are a first part of the order.
     pub leading: &'static str,
-    /// Whose reviews its rows' are.
+    /// Which reviews belong to its rows.
     pub reviews_of: ReviewsOf,
 }
 
