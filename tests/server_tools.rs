@@ -349,13 +349,28 @@ async fn add_by_hand(path: &std::path::Path, movie: &NewMovie, author: &NewAutho
         .fetch_one(&mut connection)
         .await
         .unwrap();
+    insert_movie_by_hand(&mut connection, movie).await;
+    insert_author_by_hand(&mut connection, author).await;
+    let after: (bool, bool) = sqlx::query_as(in_order)
+        .fetch_one(&mut connection)
+        .await
+        .unwrap();
+    [before.0, before.1, after.0, after.1]
+}
+
+/// Inserts a movie with plain SQL, its folded title worked out here.
+async fn insert_movie_by_hand(connection: &mut sqlx::SqliteConnection, movie: &NewMovie) {
     sqlx::query("INSERT INTO movies (id, title, title_folded) VALUES (?1, ?2, ?3)")
         .bind(movie.id)
         .bind(&movie.title)
         .bind(fold(&movie.title))
-        .execute(&mut connection)
+        .execute(connection)
         .await
         .unwrap();
+}
+
+/// Inserts an author with plain SQL, their folded names worked out here.
+async fn insert_author_by_hand(connection: &mut sqlx::SqliteConnection, author: &NewAuthor) {
     sqlx::query(
         "INSERT INTO authors (id, first_name, last_name, first_name_folded, last_name_folded,
                               full_name_folded)
@@ -367,14 +382,9 @@ async fn add_by_hand(path: &std::path::Path, movie: &NewMovie, author: &NewAutho
     .bind(fold(&author.first_name))
     .bind(fold(&author.last_name))
     .bind(fold(&format!("{} {}", author.first_name, author.last_name)))
-    .execute(&mut connection)
+    .execute(connection)
     .await
     .unwrap();
-    let after: (bool, bool) = sqlx::query_as(in_order)
-        .fetch_one(&mut connection)
-        .await
-        .unwrap();
-    [before.0, before.1, after.0, after.1]
 }
 
 // ---------------------------------------------------------------- tools/list
@@ -751,29 +761,20 @@ async fn reviews_stay_in_order_when_titles_and_names_change_by_hand() {
     let mut added = Vec::new();
     // Last first, so that each lands between "alien" and the one added before it.
     for number in (1..=40).rev() {
-        let (id, title) = (
-            Uuid::from_u128(0xc000 + number),
-            format!("Alien {number:02}"),
-        );
-        sqlx::query("INSERT INTO movies (id, title, title_folded) VALUES (?1, ?2, ?3)")
-            .bind(id)
-            .bind(&title)
-            .bind(fold(&title))
-            .execute(&mut connection)
-            .await
-            .unwrap();
-        added.push(id);
+        let movie = NewMovie {
+            id: Uuid::from_u128(0xc000 + number),
+            title: format!("Alien {number:02}"),
+        };
+        insert_movie_by_hand(&mut connection, &movie).await;
+        added.push(movie.id);
     }
-    let bea = Uuid::from_u128(0xd001);
-    sqlx::query(
-        "INSERT INTO authors (id, first_name, last_name, first_name_folded, last_name_folded,
-                              full_name_folded)
-         VALUES (?1, 'Bea', 'Álvarez', 'bea', 'álvarez', 'bea álvarez')",
-    )
-    .bind(bea)
-    .execute(&mut connection)
-    .await
-    .unwrap();
+    let bea = NewAuthor {
+        id: Uuid::from_u128(0xd001),
+        first_name: "Bea".to_owned(),
+        last_name: "Álvarez".to_owned(),
+    };
+    insert_author_by_hand(&mut connection, &bea).await;
+    let bea = bea.id;
     for sql in [
         "UPDATE movies SET title = 'Aardvark', title_folded = 'aardvark' WHERE id = ?1",
         "UPDATE authors SET last_name = 'Aaron', last_name_folded = 'aaron' WHERE id = ?2",
@@ -960,29 +961,10 @@ async fn a_database_from_before_the_ranks_migrates_with_every_review_in_order() 
     migrator.run(&mut connection).await.unwrap();
     // Written as the server of that schema wrote them.
     for movie in movies() {
-        sqlx::query("INSERT INTO movies (id, title, title_folded) VALUES (?1, ?2, ?3)")
-            .bind(movie.id)
-            .bind(&movie.title)
-            .bind(fold(&movie.title))
-            .execute(&mut connection)
-            .await
-            .unwrap();
+        insert_movie_by_hand(&mut connection, &movie).await;
     }
     for author in authors() {
-        sqlx::query(
-            "INSERT INTO authors (id, first_name, last_name, first_name_folded,
-                                  last_name_folded, full_name_folded)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )
-        .bind(author.id)
-        .bind(&author.first_name)
-        .bind(&author.last_name)
-        .bind(fold(&author.first_name))
-        .bind(fold(&author.last_name))
-        .bind(fold(&format!("{} {}", author.first_name, author.last_name)))
-        .execute(&mut connection)
-        .await
-        .unwrap();
+        insert_author_by_hand(&mut connection, &author).await;
     }
     for review in reviews() {
         sqlx::query(
