@@ -242,21 +242,23 @@ fn run_blocking<T>(work: impl FnOnce() -> T) -> T {
     }
 }
 
-/// How many times start-up tries to migrate before giving up.
-const MIGRATION_ATTEMPTS: u32 = 8;
-
 /// Applies the migrations. Servers starting on one new file at once race to migrate it: a
 /// loser fails on what a winner just created (each migration is its own transaction, so
-/// nothing is half done), and its next attempt finds that migration applied and goes on.
+/// nothing is half done), and its next attempt finds that migration applied and goes on. A
+/// process that keeps losing fails once per migration, so it tries twice as many times as there
+/// are migrations before giving up.
 async fn migrate(connection: &mut SqliteConnection) -> Result<(), StoreError> {
     let migrator = sqlx::migrate!("../migrations");
+    let attempts = 2 * migrator.iter().count() + 2;
     let mut attempt = 1;
     loop {
         match migrator.run(&mut *connection).await {
             Ok(()) => return Ok(()),
-            Err(error) if attempt < MIGRATION_ATTEMPTS => {
+            Err(error) if attempt < attempts => {
                 tracing::debug!(%error, attempt, "migrating again after a failed attempt");
-                tokio::time::sleep(Duration::from_millis(20 * u64::from(attempt))).await;
+                // Never longer than 100 ms between attempts.
+                let wait = 20 * attempt.min(5) as u64;
+                tokio::time::sleep(Duration::from_millis(wait)).await;
                 attempt += 1;
             }
             Err(error) => return Err(error.into()),
