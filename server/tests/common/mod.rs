@@ -121,11 +121,16 @@ impl Server {
     /// Sends one line of raw bytes (a newline is added), for lines that are not even UTF-8.
     pub fn send_bytes(&mut self, line: &[u8]) {
         let stdin = self.stdin.as_mut().expect("stdin is still open");
-        stdin
+        let written = stdin
             .write_all(line)
             .and_then(|()| stdin.write_all(b"\n"))
-            .and_then(|()| stdin.flush())
-            .expect("write to the server's stdin");
+            .and_then(|()| stdin.flush());
+        if let Err(error) = written {
+            panic!(
+                "write to the server's stdin: {error}; stderr was:\n{}",
+                self.stderr_at_exit()
+            );
+        }
     }
 
     /// Sends a `tools/call` request without waiting for its answer.
@@ -159,9 +164,10 @@ impl Server {
             Err(RecvTimeoutError::Timeout) => {
                 panic!("the server wrote nothing on stdout within {READ_TIMEOUT:?}")
             }
-            Err(RecvTimeoutError::Disconnected) => {
-                panic!("the server closed stdout while a response was awaited")
-            }
+            Err(RecvTimeoutError::Disconnected) => panic!(
+                "the server closed stdout while a response was awaited; stderr was:\n{}",
+                self.stderr_at_exit()
+            ),
         };
         self.stdout_lines.push(line.clone());
         serde_json::from_str(&line)
@@ -263,6 +269,15 @@ impl Server {
     /// What the server has written on stderr so far.
     pub fn stderr_so_far(&mut self) -> &str {
         while let Ok(line) = self.stderr.try_recv() {
+            self.stderr_text.push_str(&line);
+        }
+        &self.stderr_text
+    }
+
+    /// Stderr up to the server's exit (or `READ_TIMEOUT`), for the message of a test that fails
+    /// because the server went away.
+    fn stderr_at_exit(&mut self) -> &str {
+        while let Ok(line) = self.stderr.recv_timeout(READ_TIMEOUT) {
             self.stderr_text.push_str(&line);
         }
         &self.stderr_text
