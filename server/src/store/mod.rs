@@ -19,7 +19,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rusqlite::{Params, Row, ToSql};
-use sqlx::SqliteConnection;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use tokio::runtime::{Handle, RuntimeFlavor};
 use uuid::Uuid;
@@ -149,14 +148,8 @@ impl Store {
             readers: Arc::new(Readers::new(path, QUICK_READERS, long_readers)),
             match_counts: Arc::default(),
         };
-        migrate(&mut *store.connection().await?).await?;
+        migrate(&store.connections).await?;
         Ok(store)
-    }
-
-    /// A sqlx connection, for migrating. A call takes one and never a second while it holds
-    /// it, so calls cannot wait on each other for connections.
-    async fn connection(&self) -> Result<Pooled<'_>, StoreError> {
-        self.connections.get().await
     }
 
     /// Runs `read` on a reading connection, in one read transaction, on this thread: for reads
@@ -246,13 +239,23 @@ fn run_blocking<T>(work: impl FnOnce() -> T) -> T {
 /// loser fails on what a winner just created (each migration is its own transaction, so
 /// nothing is half done), and its next attempt finds that migration applied and goes on. A
 /// process that keeps losing fails once per migration, so it tries twice as many times as there
-/// are migrations before giving up.
-async fn migrate(connection: &mut SqliteConnection) -> Result<(), StoreError> {
+/// are migrations before giving up. Opening the connection is part of each attempt: in that
+/// race SQLite may also answer "database is locked" at once, where waiting could deadlock,
+/// instead of waiting out the busy timeout (seen in the robustness test of several processes
+/// on one new file).
+async fn migrate(connections: &Connections) -> Result<(), StoreError> {
     let migrator = sqlx::migrate!("../migrations");
     let attempts = 2 * migrator.iter().count() + 2;
     let mut attempt = 1;
     loop {
-        match migrator.run(&mut *connection).await {
+        let migrated = match connections.get().await {
+            Ok(mut connection) => migrator
+                .run(&mut *connection)
+                .await
+                .map_err(StoreError::from),
+            Err(error) => Err(error),
+        };
+        match migrated {
             Ok(()) => return Ok(()),
             Err(error) if attempt < attempts => {
                 tracing::debug!(%error, attempt, "migrating again after a failed attempt");
@@ -261,7 +264,7 @@ async fn migrate(connection: &mut SqliteConnection) -> Result<(), StoreError> {
                 tokio::time::sleep(Duration::from_millis(wait)).await;
                 attempt += 1;
             }
-            Err(error) => return Err(error.into()),
+            Err(error) => return Err(error),
         }
     }
 }
