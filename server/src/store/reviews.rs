@@ -85,9 +85,9 @@ impl Store {
     ) -> Result<Rows<ReviewRow>, StoreError> {
         // One statement per filter (never `? IS NULL OR …`), so SQLite reads that filter's
         // range of the table or of the author index in order; the text is fixed, only the
-        // values are bound. The total of a movie's
-        // or an author's reviews is kept on it. The page binds the movie as `?1` and the author
-        // as `?2`; the count binds the ids given, in that order.
+        // values are bound. The total of a movie's or an author's reviews is kept on it. The
+        // page binds the movie as `?1` and the author as `?2`; the count binds the ids given,
+        // in that order.
         let (condition, count) = match (filter.movie_id, filter.author_id) {
             (None, None) => (String::new(), "SELECT reviews FROM totals".to_owned()),
             (Some(_), None) => (
