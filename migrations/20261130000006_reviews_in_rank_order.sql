@@ -10,11 +10,13 @@
 -- five million wide rows sorted three ways on the huge data set, most of its load (see
 -- server/src/store/load.rs).
 --
+-- Migrating rewrites every review: about 3 minutes for five million here.
+--
 -- Ranks are multiples of 2^32 after a load or this migration. A movie or an author added or
 -- renamed outside a load takes the rank of an equal title or name, or one halfway between its
 -- neighbours'; when no number is left between them (after at least 32 titles added into one
 -- gap), every rank of that table is numbered afresh, which rewrites every review after the
--- gap: seconds on a million reviews, in one write transaction. The triggers below keep each
+-- gap: 13 s on half a million reviews here, in one write transaction. The triggers below keep each
 -- review's ranks, title and names equal to its movie's and its author's, whatever a writer
 -- gives them.
 
