@@ -302,16 +302,7 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
             peak_rss,
         })
     })();
-    let ServerRun {
-        connection,
-        spawn_to_initialize,
-        calls,
-        main_run,
-        serial_run,
-        serial_calls,
-        ping,
-        peak_rss,
-    } = match outcome {
+    let run = match outcome {
         Ok(outcome) => outcome,
         Err(error) => {
             let _ = child.kill();
@@ -320,7 +311,7 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
             return Err(format!("{error}\nserver stderr (last lines):\n{log}").into());
         }
     };
-    drop(connection);
+    drop(run.connection);
     let status = child.wait()?;
     if !status.success() {
         return Err(format!("the server exited with {status} after stdin closed").into());
@@ -328,14 +319,14 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
 
     // The same calls on the store alone, one at a time, then clean up every review written. On
     // a one-thread runtime, as the server over stdio runs them.
-    eprintln!("bench: {} store calls in-process…", serial_calls.len());
+    eprintln!("bench: {} store calls in-process…", run.serial_calls.len());
     let store_runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let (store_run, store_written) =
-        store_runtime.block_on(store_calls(&database, &serial_calls))?;
-    let mut written = main_run.written.clone();
-    written.extend(&serial_run.written);
+        store_runtime.block_on(store_calls(&database, &run.serial_calls))?;
+    let mut written = run.main_run.written.clone();
+    written.extend(&run.serial_run.written);
     written.extend(store_written);
     runtime.block_on(delete_reviews(&database, &written))?;
 
@@ -344,13 +335,13 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
         counts,
         database,
         in_flight: args.in_flight,
-        calls: calls.len(),
+        calls: run.calls.len(),
         seed_time,
-        spawn_to_initialize,
-        ping,
-        peak_rss,
-        main_run,
-        serial_run,
+        spawn_to_initialize: run.spawn_to_initialize,
+        ping: run.ping,
+        peak_rss: run.peak_rss,
+        main_run: run.main_run,
+        serial_run: run.serial_run,
         store_run,
     })
 }
