@@ -296,7 +296,8 @@ impl RankedAuthor<'_> {
 }
 
 /// A review with its place in review order, and its movie and author as indexes into the
-/// ranked movies and authors.
+/// ranked movies and authors. The ranks are copied here, so that sorting five million reviews
+/// compares values side by side instead of following two indexes per comparison.
 struct PlacedReview {
     movie_rank: i64,
     author_rank: i64,
