@@ -223,7 +223,7 @@ fn replace_everything(
 
     tracing::debug!(elapsed = ?started.elapsed(), "rows inserted");
     progress("indexes", 0, 0);
-    connection.execute_batch(&format!("PRAGMA cache_size = {SORTING_CACHE_SIZE}"))?;
+    connection.pragma_update(None, "cache_size", SORTING_CACHE_SIZE)?;
     // Indexes first (`ORDER BY type`), then the triggers that keep counts and search indexes.
     for (kind, name, definition) in schema {
         connection.execute_batch(&definition)?;
