@@ -121,6 +121,15 @@ impl Connections {
     }
 }
 
+impl Pooled<'_> {
+    /// Closes the connection instead of giving it back: after a failed write SQLite may have
+    /// rolled the transaction back by itself, which sqlx does not track, so the connection's
+    /// state is no longer known. The next call opens a fresh one.
+    pub(super) fn discard(mut self) {
+        drop(self.connection.take());
+    }
+}
+
 impl Deref for Pooled<'_> {
     type Target = SqliteConnection;
 

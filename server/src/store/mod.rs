@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use rusqlite::{Params, Row, ToSql};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
+use sqlx::{Connection as _, SqliteConnection};
 use tokio::runtime::{Handle, RuntimeFlavor};
 use uuid::Uuid;
 
@@ -183,6 +184,25 @@ impl Store {
         self.connections.get_for_writing().await
     }
 
+    /// Runs `write` in a transaction of its own and commits it: a write is reported done only
+    /// once its commit has succeeded. Without the explicit commit, SQLite reports a commit that
+    /// fails (a full disk) only when the statement is stepped to its end, which reading the one
+    /// row a `RETURNING` gives does not do, and the write would be acknowledged and lost. A
+    /// connection whose write failed is closed rather than reused (see [`Pooled::discard`]).
+    async fn write<T>(
+        &self,
+        write: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, sqlx::Error>,
+    ) -> Result<T, StoreError> {
+        let mut writer = self.writer().await?;
+        match commit(&mut writer, write).await {
+            Ok(value) => Ok(value),
+            Err(error) => {
+                writer.discard();
+                Err(error.into())
+            }
+        }
+    }
+
     /// Fills the database with these rows if it holds none yet, and says whether it did. The
     /// check and the inserts are one write transaction, so two servers starting on a new file
     /// at once fill it once, and a database anyone has written to is never refilled.
@@ -222,6 +242,18 @@ impl Store {
         self.readers.close().await;
         self.connections.close().await;
     }
+}
+
+/// Runs `write` inside a transaction on `connection`, then commits it. Dropped half-way (a
+/// cancelled call), the transaction is rolled back when the connection is next used.
+async fn commit<T>(
+    connection: &mut SqliteConnection,
+    write: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, sqlx::Error>,
+) -> Result<T, sqlx::Error> {
+    let mut transaction = connection.begin().await?;
+    let value = write(&mut transaction).await?;
+    transaction.commit().await?;
+    Ok(value)
 }
 
 /// Runs `work`, which blocks on SQLite, where the current runtime allows it: inside

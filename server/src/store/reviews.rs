@@ -135,14 +135,17 @@ impl Store {
     /// author is gone.
     pub async fn create_review(&self, review: &NewReview) -> Result<Option<ReviewRow>, StoreError> {
         let sql = format!("{INSERT_REVIEW} RETURNING {REVIEW_COLUMNS}");
-        sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(review.id)
-            .bind(review.movie_id)
-            .bind(review.author_id)
-            .bind(review.stars)
-            .fetch_optional(&mut *self.writer().await?)
-            .await
-            .map_err(StoreError::from)
+        self.write(async |connection| {
+            sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                .bind(review.id)
+                .bind(review.movie_id)
+                .bind(review.author_id)
+                .bind(review.stars)
+                .fetch_all(connection)
+                .await
+                .map(|mut saved| saved.pop())
+        })
+        .await
     }
 
     /// Changes a review's stars and returns it as saved; `None` when no review has this id.
@@ -152,22 +155,28 @@ impl Store {
         stars: i64,
     ) -> Result<Option<ReviewRow>, StoreError> {
         let sql = format!("UPDATE reviews SET stars = ?2 WHERE id = ?1 RETURNING {REVIEW_COLUMNS}");
-        sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(id)
-            .bind(stars)
-            .fetch_optional(&mut *self.writer().await?)
-            .await
-            .map_err(StoreError::from)
+        self.write(async |connection| {
+            sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                .bind(id)
+                .bind(stars)
+                .fetch_all(connection)
+                .await
+                .map(|mut saved| saved.pop())
+        })
+        .await
     }
 
     /// Deletes a review; false when no review has this id.
     pub async fn delete_review(&self, id: Uuid) -> Result<bool, StoreError> {
-        let deleted = sqlx::query("DELETE FROM reviews WHERE id = ?1")
-            .bind(id)
-            .execute(&mut *self.writer().await?)
-            .await?
-            .rows_affected();
-        Ok(deleted > 0)
+        let deleted = self
+            .write(async |connection| {
+                sqlx::query("DELETE FROM reviews WHERE id = ?1")
+                    .bind(id)
+                    .execute(connection)
+                    .await
+            })
+            .await?;
+        Ok(deleted.rows_affected() > 0)
     }
 }
 

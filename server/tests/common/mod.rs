@@ -13,6 +13,12 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
+mod session;
+
+// Each test binary uses a different subset of the harness.
+#[allow(unused_imports)]
+pub use session::{Session, structured, unexpected_reference};
+
 pub const BINARY: &str = env!("CARGO_BIN_EXE_movie-reviews-mcp");
 
 /// How long any single read from the server may take before the test fails.
@@ -80,9 +86,29 @@ pub struct Server {
 impl Server {
     /// The server on `database`, started in `cwd`.
     pub fn spawn(database: &Path, cwd: &Path) -> Server {
-        let mut child = Command::new(BINARY)
+        let mut command = Command::new(BINARY);
+        command.arg("--database").arg(database);
+        Server::start(command, cwd)
+    }
+
+    /// The server on `database`, started in `cwd`, unable to write past the first `blocks` × 512
+    /// bytes of any file, as on a full disk: a write beyond fails with an I/O error (the shell
+    /// ignores SIGXFSZ, so the server inherits that and gets the error instead of the signal).
+    pub fn spawn_with_file_size_limit(database: &Path, cwd: &Path, blocks: u32) -> Server {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!(
+                r#"trap '' XFSZ; ulimit -f {blocks}; exec "$0" "$@""#
+            ))
+            .arg(BINARY)
             .arg("--database")
-            .arg(database)
+            .arg(database);
+        Server::start(command, cwd)
+    }
+
+    fn start(mut command: Command, cwd: &Path) -> Server {
+        let mut child = command
             .current_dir(cwd)
             .env_remove("RUST_LOG")
             .env_remove("MOVIE_REVIEWS_DATABASE")

@@ -1,0 +1,10 @@
+//! The server under conditions the tools alone cannot bring about, each checked against the
+//! built binary on a real database file: a full disk, a client that floods stdin and reads
+//! nothing, malformed JSON-RPC envelopes.
+
+// Each test binary uses a different subset of the shared harness.
+#[allow(dead_code)]
+#[path = "../common/mod.rs"]
+mod common;
+
+mod full_disk;
