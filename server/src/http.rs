@@ -46,6 +46,7 @@ use crate::auth::jwt::{self, JwtVerifier};
 use crate::auth::tokens::StaticTokens;
 use crate::auth::{Auth, Caller};
 use crate::cli::HttpOptions;
+use crate::jsonrpc::{self, Read};
 use crate::{Error, MovieReviews, open_or_create, tools};
 use connections::Limits;
 use cors::Cors;
@@ -513,11 +514,10 @@ async fn guard(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> R
         Err(response) => return response,
     };
     if let Some(caller) = &caller {
-        let missing = gate.missing_scopes(&message, caller);
-        if !missing.is_empty() {
+        if let Some(missing) = gate.missing_scope(&message, caller) {
             let caller = &caller.id;
-            tracing::info!(%caller, needed = ?missing, "refused a call: the token lacks a scope");
-            return gate.insufficient_scope(&missing);
+            tracing::info!(%caller, needed = missing, "refused a call: the token lacks a scope");
+            return gate.insufficient_scope(missing);
         }
         tracing::debug!(caller = %caller.id, "authorized a request");
     }
@@ -539,8 +539,8 @@ fn bearer_token(headers: &HeaderMap) -> Option<&str> {
         .then_some(token.trim())
 }
 
-/// The request's JSON-RPC message (or batch), read up to `limit` bytes. Escapes serde_json
-/// would refuse (a lone surrogate) are made readable first, as on stdio.
+/// The request's JSON-RPC message, read up to `limit` bytes and checked as on stdio (see
+/// [`jsonrpc`]): what rmcp could not read is answered here, 400 with the JSON-RPC error.
 async fn read_message(headers: &HeaderMap, body: Body, limit: usize) -> Result<Value, Response> {
     let too_large = || {
         tracing::info!(limit, "refused a request body over the limit");
@@ -564,45 +564,31 @@ async fn read_message(headers: &HeaderMap, body: Body, limit: usize) -> Result<V
             return Err((StatusCode::BAD_REQUEST, "Bad Request: unreadable body\n").into_response());
         }
     };
-    serde_json::from_slice(&crate::stdio::make_readable(&bytes)).map_err(|_| {
-        let error = json!({
-            "jsonrpc": "2.0",
-            "id": null,
-            "error": {"code": -32700, "message": "Parse error: the body is not JSON"},
-        });
-        json_response(StatusCode::BAD_REQUEST, &error)
-    })
+    match jsonrpc::read(&bytes) {
+        Read::Forward(incoming) => Ok(incoming.json),
+        Read::Refuse(answer) => Err(json_response(StatusCode::BAD_REQUEST, &answer)),
+        // A notification is never answered with JSON-RPC; HTTP still says it was not taken.
+        Read::Drop => Err((
+            StatusCode::BAD_REQUEST,
+            "Bad Request: unreadable notification\n",
+        )
+            .into_response()),
+    }
 }
 
 impl Gate {
-    /// The scopes `message` needs that `caller` lacks. A `tools/call` needs the scope its tool
-    /// declares (every tool declares one: see [`require_scopes`]); every element of a batch is
-    /// checked. A call of a tool that does not exist needs no scope: rmcp answers it with the
-    /// protocol's "tool not found" error, and no tool runs. Other methods (initialize,
-    /// tools/list, ping) need only a valid token.
-    fn missing_scopes(&self, message: &Value, caller: &Caller) -> Vec<&'static str> {
-        let messages = match message {
-            Value::Array(batch) => batch.iter().collect(),
-            single => vec![single],
-        };
-        let mut missing = Vec::new();
-        for scope in messages
-            .into_iter()
-            .filter_map(|message| self.needed_scope(message))
-        {
-            if !caller.has(scope) && !missing.contains(&scope) {
-                missing.push(scope);
-            }
-        }
-        missing
-    }
-
-    fn needed_scope(&self, message: &Value) -> Option<&'static str> {
+    /// The scope `message` needs that `caller` lacks, if any. A `tools/call` needs the scope
+    /// its tool declares (every tool declares one: see [`require_scopes`]). A call of a tool
+    /// that does not exist needs no scope: rmcp answers it with the protocol's "tool not found"
+    /// error, and no tool runs. Other methods (initialize, tools/list, ping) need only a valid
+    /// token. (A batch never gets this far: it is refused as an Invalid Request.)
+    fn missing_scope(&self, message: &Value, caller: &Caller) -> Option<&'static str> {
         if message.get("method")?.as_str()? != "tools/call" {
             return None;
         }
         let tool = message.get("params")?.get("name")?.as_str()?;
-        self.specs.get(tool)?.scope
+        let scope = self.specs.get(tool)?.scope?;
+        (!caller.has(scope)).then_some(scope)
     }
 
     /// 401 with the challenge that points to the metadata; `invalid` for a token that was
@@ -622,10 +608,9 @@ impl Gate {
     }
 
     /// 403 with the scope challenge the MCP specification describes: the scopes the call needs.
-    fn insufficient_scope(&self, missing: &[&str]) -> Response {
+    fn insufficient_scope(&self, missing: &str) -> Response {
         let challenge = format!(
-            "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{}\"",
-            missing.join(" "),
+            "Bearer error=\"insufficient_scope\", scope=\"{missing}\", resource_metadata=\"{}\"",
             self.metadata_url
         );
         challenge_response(

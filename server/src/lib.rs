@@ -10,12 +10,14 @@
 //! - [`model`]: what the tools return, as clients see it.
 //! - [`store`]: the SQLite store, the only code that knows SQL.
 //! - [`demo`]: the deterministic demo data.
-//! - [`stdio`]: stdin as the server reads it (lone surrogate escapes made readable).
+//! - [`stdio`]: serving on stdin and stdout.
+//! - [`jsonrpc`]: one JSON-RPC message as either transport reads it, before rmcp does.
 
 pub mod auth;
 pub mod cli;
 pub mod demo;
 pub mod http;
+pub mod jsonrpc;
 pub mod model;
 mod progress;
 pub mod serve;
@@ -206,7 +208,7 @@ async fn call(
     let arguments = match arguments {
         None => None,
         // Read like a request on stdin: a lone surrogate escape becomes U+FFFD.
-        Some(text) => match serde_json::from_slice(&stdio::make_readable(text.as_bytes()))? {
+        Some(text) => match serde_json::from_slice(&jsonrpc::make_readable(text.as_bytes()))? {
             serde_json::Value::Object(object) => Some(object),
             _ => {
                 return Err(

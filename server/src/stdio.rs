@@ -1,28 +1,25 @@
 //! The stdio transport as the server runs it: every line of stdin passes through here before
 //! rmcp parses it, and every line rmcp writes passes through here to stdout.
 //!
-//! - JSON allows any `\uXXXX` escape in a string, including a lone UTF-16 surrogate
-//!   (`"\ud800"`), and any number, including `1e400`; serde_json refuses both, and rmcp would
-//!   then drop the request without an answer. A lone surrogate escape becomes `\ufffd` (U+FFFD)
-//!   and a number beyond `f64` becomes `±1e308`, which a tool reports as a broken rule.
-//! - A line that still is not JSON (a syntax error, invalid UTF-8, nesting past serde_json's
-//!   limit) is answered with JSON-RPC's Parse error (-32700), with the request's `id` when one
-//!   can be read from it, instead of rmcp's silence.
+//! - Each line is read as one JSON-RPC message by [`jsonrpc::read`]: what rmcp could not read
+//!   is answered here, with the request's `id`, instead of rmcp's silence or an answer without
+//!   one. A blank line is skipped.
 //! - A line longer than [`MAX_MESSAGE_BYTES`] is skipped as it arrives, so memory stays bounded,
 //!   and answered with Invalid Request (-32600).
 //! - When `shutdown` completes (SIGTERM or SIGINT), requests already sent are still read, then
 //!   reading stops as if stdin had ended: rmcp answers what it has read, the output is flushed,
 //!   and the server exits.
 
-use std::borrow::Cow;
 use std::future::Future;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::{
     AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream,
 };
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+
+use crate::jsonrpc::{self, Read};
 
 /// The largest JSON-RPC message the server reads: 16 MiB. A longer line is answered with
 /// Invalid Request and never held in memory whole.
@@ -183,16 +180,12 @@ async fn read_requests<R, F>(
             }
         };
         let delivered = match read {
-            Ok(Line::Complete) => {
-                let readable = make_readable(&line);
-                match check_json(&readable) {
-                    None => to_rmcp.write_all(&readable).await.is_ok(),
-                    Some(problem) => {
-                        let answer = error_answer(top_level_id(&line), -32700, &problem);
-                        answers.send(answer).await.is_ok()
-                    }
-                }
-            }
+            Ok(Line::Complete) if line.iter().all(u8::is_ascii_whitespace) => true,
+            Ok(Line::Complete) => match jsonrpc::read(&line) {
+                Read::Forward(incoming) => to_rmcp.write_all(&incoming.text).await.is_ok(),
+                Read::Refuse(answer) => answers.send(encode(&answer)).await.is_ok(),
+                Read::Drop => true,
+            },
             Ok(Line::Oversized) => {
                 tracing::warn!(
                     limit = MAX_MESSAGE_BYTES,
@@ -201,8 +194,9 @@ async fn read_requests<R, F>(
                 let message = format!(
                     "Invalid Request: the message is larger than the limit of {MAX_MESSAGE_BYTES} bytes."
                 );
-                let answer = error_answer(top_level_id(&line), -32600, &message);
-                answers.send(answer).await.is_ok()
+                let answer =
+                    jsonrpc::error_response(jsonrpc::top_level_id(&line), -32600, &message);
+                answers.send(encode(&answer)).await.is_ok()
             }
             Ok(Line::End) => break,
             Err(error) => {
@@ -254,28 +248,11 @@ async fn write_responses<W: AsyncWrite + Unpin>(
     }
 }
 
-/// A JSON-RPC error response line.
-fn error_answer(id: Option<Value>, code: i64, message: &str) -> Vec<u8> {
-    let answer = json!({
-        "jsonrpc": "2.0",
-        "id": id.unwrap_or(Value::Null),
-        "error": { "code": code, "message": message },
-    });
-    let mut line = answer.to_string().into_bytes();
+/// A message as one line of output.
+fn encode(message: &Value) -> Vec<u8> {
+    let mut line = message.to_string().into_bytes();
     line.push(b'\n');
     line
-}
-
-/// Why `line` is not one JSON value, or `None` when it is (a blank line counts as fine: rmcp
-/// skips it).
-fn check_json(line: &[u8]) -> Option<String> {
-    if line.iter().all(u8::is_ascii_whitespace) {
-        return None;
-    }
-    match serde_json::from_slice::<Value>(line) {
-        Ok(_) => None,
-        Err(error) => Some(format!("Parse error: {error}.")),
-    }
 }
 
 enum Line {
@@ -326,219 +303,9 @@ async fn read_line<R: AsyncBufRead + Unpin>(
     }
 }
 
-/// `line` with each lone surrogate escape (`\uD800`–`\uDFFF` not part of a high-low pair)
-/// replaced by `\ufffd`, and each number too large for `f64` replaced by `±1e308`. Borrowed
-/// when there is nothing to replace.
-pub fn make_readable(line: &[u8]) -> Cow<'_, [u8]> {
-    let mut out: Vec<u8> = Vec::new();
-    let mut copied = 0;
-    let mut replace = |out: &mut Vec<u8>, start: usize, end: usize, with: &[u8]| {
-        out.extend_from_slice(&line[copied..start]);
-        out.extend_from_slice(with);
-        copied = end;
-    };
-    let mut in_string = false;
-    let mut index = 0;
-    while index < line.len() {
-        let byte = line[index];
-        if in_string {
-            match byte {
-                b'"' => {
-                    in_string = false;
-                    index += 1;
-                }
-                b'\\' if line.get(index + 1) == Some(&b'u') => {
-                    let unit = escape_at(line, index);
-                    match unit {
-                        Some(0xD800..=0xDBFF)
-                            if matches!(escape_at(line, index + 6), Some(0xDC00..=0xDFFF)) =>
-                        {
-                            index += 12;
-                        }
-                        Some(0xD800..=0xDFFF) => {
-                            replace(&mut out, index, index + 6, b"\\ufffd");
-                            index += 6;
-                        }
-                        _ => index += 6,
-                    }
-                }
-                // Any other escape is two bytes (`\"`, `\\`, …): skip both, so an escaped quote
-                // does not end the string.
-                b'\\' => index += 2,
-                _ => index += 1,
-            }
-        } else if byte == b'"' {
-            in_string = true;
-            index += 1;
-        } else if byte == b'-' || byte.is_ascii_digit() {
-            let end = index
-                + line[index..]
-                    .iter()
-                    .take_while(|&&b| {
-                        b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E')
-                    })
-                    .count();
-            let number = std::str::from_utf8(&line[index..end]).ok();
-            if let Some(value) = number.and_then(|text| text.parse::<f64>().ok())
-                && value.is_infinite()
-            {
-                let saturated: &[u8] = if value < 0.0 { b"-1e308" } else { b"1e308" };
-                replace(&mut out, index, end, saturated);
-            }
-            index = end;
-        } else {
-            index += 1;
-        }
-    }
-    if copied == 0 {
-        return Cow::Borrowed(line);
-    }
-    out.extend_from_slice(&line[copied.min(line.len())..]);
-    Cow::Owned(out)
-}
-
-/// The code unit of a `\uXXXX` escape starting at `at`, if one is there.
-fn escape_at(line: &[u8], at: usize) -> Option<u16> {
-    let escape = line.get(at..at + 6)?;
-    if escape[0] != b'\\' || escape[1] != b'u' {
-        return None;
-    }
-    let hex = std::str::from_utf8(&escape[2..]).ok()?;
-    u16::from_str_radix(hex, 16).ok()
-}
-
-/// The `id` of a JSON-RPC request that could not be parsed whole (or only its start is at
-/// hand): the value of the key `"id"` of the outermost object, if it is a string, a number or
-/// null and can be read.
-fn top_level_id(line: &[u8]) -> Option<Value> {
-    let mut depth = 0usize;
-    let mut last_string_is_id = false;
-    let mut index = 0;
-    while index < line.len() {
-        match line[index] {
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            b'"' => {
-                let end = string_end(line, index)?;
-                // Keys come just before their colon, so at the colon this tells whether the
-                // key was "id".
-                last_string_is_id = depth == 1 && &line[index..=end] == b"\"id\"";
-                index = end;
-            }
-            b':' if depth == 1 && last_string_is_id => {
-                let start = index
-                    + 1
-                    + line[index + 1..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_whitespace())
-                        .count();
-                let end = match line.get(start) {
-                    Some(b'"') => string_end(line, start)? + 1,
-                    _ => {
-                        start
-                            + line[start..]
-                                .iter()
-                                .take_while(|b| {
-                                    !matches!(b, b',' | b'}' | b']') && !b.is_ascii_whitespace()
-                                })
-                                .count()
-                    }
-                };
-                let id: Value = serde_json::from_slice(&line[start..end]).ok()?;
-                return (id.is_string() || id.is_number() || id.is_null()).then_some(id);
-            }
-            _ => {}
-        }
-        index += 1;
-    }
-    None
-}
-
-/// The index of the quote that closes the string opening at `start`.
-fn string_end(line: &[u8], start: usize) -> Option<usize> {
-    let mut index = start + 1;
-    while index < line.len() {
-        match line[index] {
-            b'\\' => index += 2,
-            b'"' => return Some(index),
-            _ => index += 1,
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn fixed(line: &str) -> String {
-        String::from_utf8(make_readable(line.as_bytes()).into_owned()).unwrap()
-    }
-
-    #[test]
-    fn lone_surrogates_become_replacement_characters() {
-        assert_eq!(fixed(r#"{"q":"\ud800"}"#), r#"{"q":"\ufffd"}"#);
-        assert_eq!(fixed(r#"{"q":"a\uDFFFb"}"#), r#"{"q":"a\ufffdb"}"#);
-        assert_eq!(fixed(r#"{"q":"\udc00\ud800"}"#), r#"{"q":"\ufffd\ufffd"}"#);
-        assert_eq!(fixed(r#"{"q":"\ud800\u0041"}"#), r#"{"q":"\ufffd\u0041"}"#);
-        let parsed: serde_json::Value =
-            serde_json::from_str(&fixed(r#"{"q":"x\ud83dy"}"#)).unwrap();
-        assert_eq!(parsed["q"], "x\u{fffd}y");
-    }
-
-    #[test]
-    fn pairs_other_escapes_and_plain_text_are_left_alone() {
-        for line in [
-            r#"{"q":"\ud83d\ude00"}"#,
-            r#"{"q":"\\ud800"}"#,
-            r#"{"q":"\"\ud83d\ude00\""}"#,
-            r#"{"q":"é\n\u00e9"}"#,
-            "{\"jsonrpc\":\"2.0\",\"id\":1}\n",
-        ] {
-            assert_eq!(fixed(line), line);
-        }
-    }
-
-    #[test]
-    fn numbers_beyond_f64_are_saturated_outside_strings_only() {
-        assert_eq!(fixed(r#"{"offset":1e400}"#), r#"{"offset":1e308}"#);
-        assert_eq!(fixed(r#"{"a":[-2E999, 1e5]}"#), r#"{"a":[-1e308, 1e5]}"#);
-        let digits = "9".repeat(400);
-        assert_eq!(fixed(&format!(r#"{{"a":{digits}}}"#)), r#"{"a":1e308}"#);
-        for line in [r#"{"q":"1e400"}"#, r#"{"a":1.5e10,"b":-0}"#, r#"{"k-1":2}"#] {
-            assert_eq!(fixed(line), line);
-        }
-    }
-
-    #[test]
-    fn the_id_is_read_from_a_line_that_does_not_parse() {
-        let id = |line: &str| top_level_id(line.as_bytes());
-        assert_eq!(
-            id(r#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"#),
-            Some(json!(7))
-        );
-        assert_eq!(
-            id(r#"{"params":{"id":1},"id":"a\"b"} trailing"#),
-            Some(json!("a\"b"))
-        );
-        assert_eq!(id(r#"{"method":"id","params":[1,2,"#), None);
-        assert_eq!(id(r#"{"id":{"x":1}}"#), None);
-        assert_eq!(id("not json at all"), None);
-    }
-
-    #[test]
-    fn answers_are_json_rpc_errors() {
-        let line = error_answer(Some(json!(3)), -32700, "Parse error: x.");
-        let answer: Value = serde_json::from_slice(&line).unwrap();
-        assert_eq!(
-            answer,
-            json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32700, "message": "Parse error: x."}})
-        );
-        assert!(check_json(b"{\"a\":1}\n").is_none());
-        assert!(check_json(b"  \n").is_none());
-        assert!(check_json(b"{\"a\":\n").is_some());
-        assert!(check_json(&[b'"', 0xff, b'"']).is_some());
-    }
 
     #[tokio::test]
     async fn lines_over_the_limit_are_skipped_and_the_next_line_still_read() {
@@ -583,18 +350,5 @@ mod tests {
             Ok(Line::Complete)
         ));
         assert_eq!(line.len(), MAX_MESSAGE_BYTES + 1);
-    }
-
-    #[test]
-    fn a_line_cut_short_inside_an_escape_does_not_panic() {
-        for line in [
-            r#"{"q":"\ud8"#,
-            r#"{"q":"\ud800\"#,
-            r#"{"q":"\"#,
-            r#""\ud800\udc"#,
-        ] {
-            let _ = make_readable(line.as_bytes());
-            let _ = top_level_id(line.as_bytes());
-        }
     }
 }

@@ -405,17 +405,18 @@ async fn a_token_without_the_scope_a_tool_declares_gets_403_and_writes_nothing()
             search.clone(),
             &read_challenge,
         ),
-        (
-            "a read token with a write hidden in a batch",
-            &reader,
-            json!([search, write_call(&movie, &author)]),
-            &write_challenge,
-        ),
     ] {
         let response = server.post(Some(&bearer(token.clone())), &body).await;
         assert_eq!(response.status(), 403, "{case}");
         assert_eq!(www_authenticate(&response), *expected, "{case}");
     }
+    // A write hidden in a batch runs neither: MCP has no batches, so the whole is refused.
+    let batch = json!([search, write_call(&movie, &author)]);
+    let response = server.post(Some(&bearer(reader.clone())), &batch).await;
+    assert_eq!(response.status(), 400, "a batch");
+    let answer: Value = response.json().await.unwrap();
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    assert_eq!(answer["id"], Value::Null, "{answer}");
     assert_eq!(
         review_count(&server, &both, &author).await,
         before,
@@ -944,6 +945,48 @@ async fn odd_requests_get_the_answers_they_should() {
     }
 }
 
+/// What rmcp cannot read on its own is answered as on stdio: a malformed envelope is a JSON-RPC
+/// error with the request's id (HTTP 400), and an argument nested deeper than the JSON parser
+/// goes is a broken rule named by the argument.
+#[tokio::test]
+async fn a_malformed_envelope_keeps_its_id_and_a_deep_argument_is_a_broken_rule() {
+    let dir = TempDir::new("http-envelopes");
+    let server = HttpServer::start(dir.path(), &dir.path().join("reviews.db"), &[]);
+    for (body, id, code) in [
+        (r#"{"jsonrpc":"2.0","id":5}"#, json!(5), -32600),
+        (
+            r#"{"jsonrpc":"1.0","id":"six","method":"ping"}"#,
+            json!("six"),
+            -32600,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":7,"method":"ping","params":[]}"#,
+            json!(7),
+            -32602,
+        ),
+    ] {
+        let response = server.post_text(None, body.to_owned()).await;
+        assert_eq!(response.status(), 400, "{body}");
+        let answer: Value = response.json().await.unwrap();
+        assert_eq!(answer["id"], id, "{body}: {answer}");
+        assert_eq!(answer["error"]["code"], code, "{body}: {answer}");
+    }
+    let deep = "[".repeat(5_000) + &"]".repeat(5_000);
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{{"name":"movies_search","arguments":{{"query":{deep}}}}}}}"#
+    );
+    let response = server.post_text(None, call).await;
+    assert_eq!(response.status(), 200);
+    let answer: Value = response.json().await.unwrap();
+    assert_eq!(answer["id"], 8, "{answer}");
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        "Validation Failed: Query: Must be a string, not an array. Correct the arguments and \
+         call the tool again.",
+        "{answer}"
+    );
+}
+
 #[test]
 fn a_jwks_url_over_plain_http_is_refused_at_start_up() {
     let dir = TempDir::new("http-jwks-http");
@@ -1074,10 +1117,16 @@ impl HttpServer {
 
     /// A raw JSON-RPC POST with an `Authorization` header of `authorization`.
     async fn post(&self, authorization: Option<&str>, body: &Value) -> reqwest::Response {
+        self.post_text(authorization, body.to_string()).await
+    }
+
+    /// POSTs `body` as it is, for JSON that `serde_json` would not write.
+    async fn post_text(&self, authorization: Option<&str>, body: String) -> reqwest::Response {
         let mut request = http_client()
             .post(self.url())
             .header("accept", "application/json, text/event-stream")
-            .json(body);
+            .header("content-type", "application/json")
+            .body(body);
         if let Some(authorization) = authorization {
             request = request.header("authorization", authorization);
         }

@@ -8,3 +8,4 @@
 mod common;
 
 mod full_disk;
+mod protocol;

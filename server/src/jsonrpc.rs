@@ -1,0 +1,515 @@
+//! One JSON-RPC message as the server reads it, from a line of stdin or an HTTP body, before
+//! rmcp sees it: made readable, parsed, and checked to be a message rmcp can take, so that
+//! whatever rmcp would refuse is answered here as JSON-RPC 2.0 prescribes, with the request's
+//! `id` (rmcp answers such messages without one, or drops them).
+//!
+//! Made readable means:
+//!
+//! - a lone UTF-16 surrogate escape (`"\ud800"`), valid JSON that serde_json refuses, becomes
+//!   `\ufffd` (U+FFFD);
+//! - a number beyond `f64` (`1e400`), also refused by serde_json, becomes `±1e308`, which a tool
+//!   reports as a broken rule;
+//! - a container nested [`MAX_DEPTH`] levels deep is emptied, since serde_json (and so rmcp)
+//!   refuses to nest past 128 levels. No tool argument is a container, so an argument that was
+//!   nested that deeply is still refused as a value of the wrong type, by its name.
+//!
+//! Then a message that is still not JSON is a Parse error (-32700); one that is not a JSON-RPC
+//! 2.0 request, notification or response is an Invalid Request (-32600); `params` that are not
+//! an object are Invalid params (-32602). A notification is never answered, as JSON-RPC
+//! requires, so one that cannot be read is dropped.
+
+use std::borrow::Cow;
+
+use rmcp::model::ClientJsonRpcMessage;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+/// How deep containers may nest in a message; one this deep is emptied (see the module's
+/// documentation). MCP's own messages nest a handful of levels.
+pub const MAX_DEPTH: usize = 64;
+
+/// A message rmcp can take.
+pub struct Incoming<'a> {
+    /// The message's text, made readable.
+    pub text: Cow<'a, [u8]>,
+    /// The message as JSON.
+    pub json: Value,
+    /// The message as rmcp reads it.
+    pub message: ClientJsonRpcMessage,
+}
+
+/// What to do with one message read.
+pub enum Read<'a> {
+    /// Hand it to rmcp.
+    Forward(Box<Incoming<'a>>),
+    /// Answer it with this JSON-RPC error response; rmcp never sees it.
+    Refuse(Value),
+    /// A notification that cannot be read: drop it (notifications are never answered).
+    Drop,
+}
+
+/// Reads one message; see the module's documentation.
+pub fn read(bytes: &[u8]) -> Read<'_> {
+    let text = make_readable(bytes);
+    let json: Value = match serde_json::from_slice(&text) {
+        Ok(json) => json,
+        Err(error) => {
+            let message = format!("Parse error: {error}.");
+            return Read::Refuse(error_response(top_level_id(bytes), -32700, &message));
+        }
+    };
+    match ClientJsonRpcMessage::deserialize(&json) {
+        Ok(message) => Read::Forward(Box::new(Incoming {
+            text,
+            json,
+            message,
+        })),
+        Err(error) => refuse(&json, &error.to_string()),
+    }
+}
+
+/// The answer to a message rmcp cannot read, naming the first thing wrong with it.
+fn refuse(json: &Value, cause: &str) -> Read<'static> {
+    let Value::Object(message) = json else {
+        let problem = if json.is_array() {
+            "Invalid Request: batches are not supported; send one message at a time."
+        } else {
+            "Invalid Request: a message must be a JSON object."
+        };
+        return Read::Refuse(error_response(None, -32600, problem));
+    };
+    let id = message.get("id").filter(|id| is_valid_id(id)).cloned();
+    let (code, problem) = match envelope_problem(message) {
+        Some(problem) => (-32600, problem),
+        // A notification rmcp cannot read (an unknown one, or one whose params it does not
+        // expect): never answered.
+        None if !message.contains_key("id") && message.contains_key("method") => {
+            tracing::debug!(%cause, "dropped a notification that cannot be read");
+            return Read::Drop;
+        }
+        None if message
+            .get("params")
+            .is_some_and(|params| !params.is_object()) =>
+        {
+            (-32602, "Invalid params: \"params\" must be an object.")
+        }
+        None => {
+            tracing::debug!(%cause, "refused a message rmcp cannot read");
+            (
+                -32600,
+                "Invalid Request: not a JSON-RPC 2.0 request, notification or response the \
+                 server can read.",
+            )
+        }
+    };
+    Read::Refuse(error_response(id, code, problem))
+}
+
+/// What makes `message` something other than a JSON-RPC 2.0 request, notification or response,
+/// if anything.
+fn envelope_problem(message: &Map<String, Value>) -> Option<&'static str> {
+    if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Some("Invalid Request: \"jsonrpc\" must be \"2.0\".");
+    }
+    if message.get("id").is_some_and(|id| !is_valid_id(id)) {
+        return Some("Invalid Request: \"id\" must be a string or an integer.");
+    }
+    let is_response = message.contains_key("result") || message.contains_key("error");
+    match message.get("method") {
+        Some(Value::String(_)) => {}
+        Some(_) => return Some("Invalid Request: \"method\" must be a string."),
+        None if is_response => {}
+        None => return Some("Invalid Request: a request needs a \"method\"."),
+    }
+    match message.get("params") {
+        None | Some(Value::Object(_) | Value::Array(_)) => None,
+        Some(_) => Some("Invalid Request: \"params\" must be an object."),
+    }
+}
+
+/// Whether `id` is one a request may carry: a string or an integer that rmcp can hold.
+fn is_valid_id(id: &Value) -> bool {
+    id.is_string() || id.is_i64()
+}
+
+/// A JSON-RPC error response; `id` is `null` when the request's could not be read.
+pub fn error_response(id: Option<Value>, code: i64, message: &str) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id.unwrap_or(Value::Null),
+        "error": { "code": code, "message": message },
+    })
+}
+
+/// `line` made readable: each lone surrogate escape (`\uD800`–`\uDFFF` not part of a high-low
+/// pair) replaced by `\ufffd`, each number too large for `f64` by `±1e308`, and each container
+/// nested [`MAX_DEPTH`] levels deep emptied. Borrowed when there is nothing to replace.
+pub fn make_readable(line: &[u8]) -> Cow<'_, [u8]> {
+    let mut out: Vec<u8> = Vec::new();
+    let mut copied = 0;
+    let mut replace = |out: &mut Vec<u8>, start: usize, end: usize, with: &[u8]| {
+        out.extend_from_slice(&line[copied..start]);
+        out.extend_from_slice(with);
+        copied = end;
+    };
+    let mut in_string = false;
+    let mut depth = 0usize;
+    let mut index = 0;
+    while index < line.len() {
+        let byte = line[index];
+        if in_string {
+            match byte {
+                b'"' => {
+                    in_string = false;
+                    index += 1;
+                }
+                b'\\' if line.get(index + 1) == Some(&b'u') => {
+                    let unit = escape_at(line, index);
+                    match unit {
+                        Some(0xD800..=0xDBFF)
+                            if matches!(escape_at(line, index + 6), Some(0xDC00..=0xDFFF)) =>
+                        {
+                            index += 12;
+                        }
+                        Some(0xD800..=0xDFFF) => {
+                            replace(&mut out, index, index + 6, b"\\ufffd");
+                            index += 6;
+                        }
+                        _ => index += 6,
+                    }
+                }
+                // Any other escape is two bytes (`\"`, `\\`, …): skip both, so an escaped quote
+                // does not end the string.
+                b'\\' => index += 2,
+                _ => index += 1,
+            }
+        } else if byte == b'"' {
+            in_string = true;
+            index += 1;
+        } else if matches!(byte, b'[' | b'{') {
+            depth += 1;
+            index += 1;
+            if depth == MAX_DEPTH
+                && let Some(close) = container_end(line, index - 1)
+            {
+                // Keep the brackets, drop what they hold; the scan goes on at the closing one.
+                replace(&mut out, index, close, b"");
+                index = close;
+            }
+        } else if matches!(byte, b']' | b'}') {
+            depth = depth.saturating_sub(1);
+            index += 1;
+        } else if byte == b'-' || byte.is_ascii_digit() {
+            let end = index
+                + line[index..]
+                    .iter()
+                    .take_while(|&&b| {
+                        b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E')
+                    })
+                    .count();
+            let number = std::str::from_utf8(&line[index..end]).ok();
+            if let Some(value) = number.and_then(|text| text.parse::<f64>().ok())
+                && value.is_infinite()
+            {
+                let saturated: &[u8] = if value < 0.0 { b"-1e308" } else { b"1e308" };
+                replace(&mut out, index, end, saturated);
+            }
+            index = end;
+        } else {
+            index += 1;
+        }
+    }
+    if copied == 0 {
+        return Cow::Borrowed(line);
+    }
+    out.extend_from_slice(&line[copied.min(line.len())..]);
+    Cow::Owned(out)
+}
+
+/// The index of the bracket that closes the container opening at `start`, if the line holds
+/// it.
+fn container_end(line: &[u8], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut index = start;
+    while index < line.len() {
+        match line[index] {
+            b'"' => index = string_end(line, index)?,
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(index);
+                }
+            }
+            _ => {}
+        }
+        index += 1;
+    }
+    None
+}
+
+/// The code unit of a `\uXXXX` escape starting at `at`, if one is there.
+fn escape_at(line: &[u8], at: usize) -> Option<u16> {
+    let escape = line.get(at..at + 6)?;
+    if escape[0] != b'\\' || escape[1] != b'u' {
+        return None;
+    }
+    let hex = std::str::from_utf8(&escape[2..]).ok()?;
+    u16::from_str_radix(hex, 16).ok()
+}
+
+/// The `id` of a JSON-RPC message that could not be parsed whole (or only its start is at
+/// hand): the value of the key `"id"` of the outermost object, if it is a string, a number or
+/// null and can be read.
+pub fn top_level_id(line: &[u8]) -> Option<Value> {
+    let mut depth = 0usize;
+    let mut last_string_is_id = false;
+    let mut index = 0;
+    while index < line.len() {
+        match line[index] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'"' => {
+                let end = string_end(line, index)?;
+                // Keys come just before their colon, so at the colon this tells whether the
+                // key was "id".
+                last_string_is_id = depth == 1 && &line[index..=end] == b"\"id\"";
+                index = end;
+            }
+            b':' if depth == 1 && last_string_is_id => {
+                let start = index
+                    + 1
+                    + line[index + 1..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                let end = match line.get(start) {
+                    Some(b'"') => string_end(line, start)? + 1,
+                    _ => {
+                        start
+                            + line[start..]
+                                .iter()
+                                .take_while(|b| {
+                                    !matches!(b, b',' | b'}' | b']') && !b.is_ascii_whitespace()
+                                })
+                                .count()
+                    }
+                };
+                let id: Value = serde_json::from_slice(&line[start..end]).ok()?;
+                return (id.is_string() || id.is_number() || id.is_null()).then_some(id);
+            }
+            _ => {}
+        }
+        index += 1;
+    }
+    None
+}
+
+/// The index of the quote that closes the string opening at `start`.
+fn string_end(line: &[u8], start: usize) -> Option<usize> {
+    let mut index = start + 1;
+    while index < line.len() {
+        match line[index] {
+            b'\\' => index += 2,
+            b'"' => return Some(index),
+            _ => index += 1,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixed(line: &str) -> String {
+        String::from_utf8(make_readable(line.as_bytes()).into_owned()).unwrap()
+    }
+
+    /// The answer to `line`, which must be refused.
+    fn refusal(line: &str) -> Value {
+        match read(line.as_bytes()) {
+            Read::Refuse(answer) => answer,
+            Read::Forward(_) => panic!("forwarded: {line}"),
+            Read::Drop => panic!("dropped: {line}"),
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        assert_eq!(fixed(r#"{"q":"\ud800"}"#), r#"{"q":"\ufffd"}"#);
+        assert_eq!(fixed(r#"{"q":"a\uDFFFb"}"#), r#"{"q":"a\ufffdb"}"#);
+        assert_eq!(fixed(r#"{"q":"\udc00\ud800"}"#), r#"{"q":"\ufffd\ufffd"}"#);
+        assert_eq!(fixed(r#"{"q":"\ud800\u0041"}"#), r#"{"q":"\ufffd\u0041"}"#);
+        let parsed: Value = serde_json::from_str(&fixed(r#"{"q":"x\ud83dy"}"#)).unwrap();
+        assert_eq!(parsed["q"], "x\u{fffd}y");
+    }
+
+    #[test]
+    fn pairs_other_escapes_and_plain_text_are_left_alone() {
+        for line in [
+            r#"{"q":"\ud83d\ude00"}"#,
+            r#"{"q":"\\ud800"}"#,
+            r#"{"q":"\"\ud83d\ude00\""}"#,
+            r#"{"q":"é\n\u00e9"}"#,
+            "{\"jsonrpc\":\"2.0\",\"id\":1}\n",
+        ] {
+            assert_eq!(fixed(line), line);
+        }
+    }
+
+    #[test]
+    fn numbers_beyond_f64_are_saturated_outside_strings_only() {
+        assert_eq!(fixed(r#"{"offset":1e400}"#), r#"{"offset":1e308}"#);
+        assert_eq!(fixed(r#"{"a":[-2E999, 1e5]}"#), r#"{"a":[-1e308, 1e5]}"#);
+        let digits = "9".repeat(400);
+        assert_eq!(fixed(&format!(r#"{{"a":{digits}}}"#)), r#"{"a":1e308}"#);
+        for line in [r#"{"q":"1e400"}"#, r#"{"a":1.5e10,"b":-0}"#, r#"{"k-1":2}"#] {
+            assert_eq!(fixed(line), line);
+        }
+    }
+
+    #[test]
+    fn containers_at_the_depth_limit_are_emptied_and_the_rest_kept() {
+        let nested = |depth: usize, inner: &str| {
+            format!("{}{inner}{}", "[".repeat(depth), "]".repeat(depth))
+        };
+        let shallow = nested(MAX_DEPTH - 1, r#"{"a":"]"}"#);
+        assert_eq!(fixed(&shallow), nested(MAX_DEPTH - 1, "{}"));
+        let within = nested(MAX_DEPTH - 1, "1");
+        assert_eq!(fixed(&within), within);
+        let deep = format!(r#"{{"x":{},"y":2}}"#, nested(100_000, r#""[""#));
+        let fixed_deep = fixed(&deep);
+        assert_eq!(
+            fixed_deep,
+            format!(r#"{{"x":{},"y":2}}"#, nested(MAX_DEPTH - 1, ""))
+        );
+        let parsed: Value = serde_json::from_str(&fixed_deep).unwrap();
+        assert_eq!(parsed["y"], 2);
+        // Unterminated: left as it is, for the parser to refuse.
+        let open = "[".repeat(MAX_DEPTH + 5);
+        assert_eq!(fixed(&open), open);
+    }
+
+    #[test]
+    fn the_id_is_read_from_a_line_that_does_not_parse() {
+        let id = |line: &str| top_level_id(line.as_bytes());
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"#),
+            Some(json!(7))
+        );
+        assert_eq!(
+            id(r#"{"params":{"id":1},"id":"a\"b"} trailing"#),
+            Some(json!("a\"b"))
+        );
+        assert_eq!(id(r#"{"method":"id","params":[1,2,"#), None);
+        assert_eq!(id(r#"{"id":{"x":1}}"#), None);
+        assert_eq!(id("not json at all"), None);
+    }
+
+    #[test]
+    fn what_is_not_json_is_a_parse_error_with_the_id_when_it_can_be_read() {
+        let answer = refusal(r#"{"jsonrpc":"2.0","id":3,"method":"ping""#);
+        assert_eq!(answer["id"], 3);
+        assert_eq!(answer["error"]["code"], -32700);
+        let answer = refusal("\"\u{ff}");
+        assert_eq!(answer["id"], Value::Null);
+        assert_eq!(answer["error"]["code"], -32700);
+    }
+
+    #[test]
+    fn envelopes_rmcp_cannot_read_are_invalid_requests_with_their_id() {
+        for (line, id, code, words) in [
+            (
+                r#"{"jsonrpc":"2.0","id":5}"#,
+                json!(5),
+                -32600,
+                "needs a \"method\"",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"a","method":42}"#,
+                json!("a"),
+                -32600,
+                "\"method\" must",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":7,"method":"ping","params":"x"}"#,
+                json!(7),
+                -32600,
+                "\"params\" must",
+            ),
+            (
+                r#"{"jsonrpc":"1.0","id":8,"method":"ping"}"#,
+                json!(8),
+                -32600,
+                "\"jsonrpc\" must",
+            ),
+            (
+                r#"{"id":9,"method":"ping"}"#,
+                json!(9),
+                -32600,
+                "\"jsonrpc\" must",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+                Value::Null,
+                -32600,
+                "\"id\" must",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+                Value::Null,
+                -32600,
+                "\"id\" must",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":10,"method":"ping","params":[]}"#,
+                json!(10),
+                -32602,
+                "\"params\" must",
+            ),
+            (
+                r#"[{"jsonrpc":"2.0","id":11,"method":"ping"}]"#,
+                Value::Null,
+                -32600,
+                "batches",
+            ),
+            ("12", Value::Null, -32600, "a JSON object"),
+        ] {
+            let answer = refusal(line);
+            assert_eq!(answer["jsonrpc"], "2.0", "{line}");
+            assert_eq!(answer["id"], id, "{line}: {answer}");
+            assert_eq!(answer["error"]["code"], code, "{line}: {answer}");
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(message.contains(words), "{line}: {message}");
+        }
+    }
+
+    #[test]
+    fn requests_notifications_and_responses_rmcp_reads_are_forwarded() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"a","arguments":"b"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method","params":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
+        ] {
+            assert!(matches!(read(line.as_bytes()), Read::Forward(_)), "{line}");
+        }
+        let notification = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":[]}"#;
+        assert!(matches!(read(notification.as_bytes()), Read::Drop));
+    }
+
+    #[test]
+    fn a_line_cut_short_inside_an_escape_does_not_panic() {
+        for line in [
+            r#"{"q":"\ud8"#,
+            r#"{"q":"\ud800\"#,
+            r#"{"q":"\"#,
+            r#""\ud800\udc"#,
+        ] {
+            let _ = make_readable(line.as_bytes());
+            let _ = top_level_id(line.as_bytes());
+        }
+    }
+}
