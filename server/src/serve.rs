@@ -7,8 +7,9 @@ use std::sync::Arc;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::{RequestContext, ServerInitializeError};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -108,5 +109,23 @@ impl ServerHandler for MovieReviews {
         self.tools
             .call(ToolCallContext::new(self, request, context))
             .await
+    }
+
+    /// Requests rmcp could not read as one of MCP's: a `tools/call` whose params are not the
+    /// shape of a call (`arguments` that are not an object, no `name`) gets the answer the
+    /// toolkit gives such a call; any other method is unknown.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method != "tools/call" {
+            let message = format!("Method not found: {}", request.method);
+            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None));
+        }
+        let result = toolkit::unreadable_call(&self.tools, request.params.as_ref())?;
+        serde_json::to_value(result)
+            .map(CustomResult)
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))
     }
 }

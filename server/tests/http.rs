@@ -946,8 +946,8 @@ async fn odd_requests_get_the_answers_they_should() {
 }
 
 /// What rmcp cannot read on its own is answered as on stdio: a malformed envelope is a JSON-RPC
-/// error with the request's id (HTTP 400), and an argument nested deeper than the JSON parser
-/// goes is a broken rule named by the argument.
+/// error with the request's id (HTTP 400); an argument nested deeper than the JSON parser goes,
+/// and arguments that are not an object, are broken rules.
 #[tokio::test]
 async fn a_malformed_envelope_keeps_its_id_and_a_deep_argument_is_a_broken_rule() {
     let dir = TempDir::new("http-envelopes");
@@ -983,6 +983,18 @@ async fn a_malformed_envelope_keeps_its_id_and_a_deep_argument_is_a_broken_rule(
         answer["result"]["content"][0]["text"],
         "Validation Failed: Query: Must be a string, not an array. Correct the arguments and \
          call the tool again.",
+        "{answer}"
+    );
+    let not_an_object = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": {"name": "movies_search", "arguments": "x"}});
+    let response = server.post(None, &not_an_object).await;
+    assert_eq!(response.status(), 200);
+    let answer: Value = response.json().await.unwrap();
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        "Validation Failed: Arguments: Must be an object of named arguments, not a string. \
+         Correct the arguments and call the tool again.",
         "{answer}"
     );
 }

@@ -426,7 +426,7 @@ mod value;
 use std::future::Future;
 
 pub use error::{ToolError, Violation, Violations};
-pub use route::{ToolSpecs, Toolbox, ToolboxError, call, definition, route};
+pub use route::{ToolSpecs, Toolbox, ToolboxError, call, definition, route, unreadable_call};
 pub use schema::{OutputSchemaError, input_schema, output_schema};
 pub use spec::{ArgSpec, DefaultValue, Hints, Kind, Presence, ToolSpec};
 pub use tool_macros::Tool;

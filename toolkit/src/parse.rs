@@ -162,7 +162,7 @@ fn length_sentence(min: Option<u64>, max: Option<u64>, actual: u64) -> String {
     format!("{rule}, not {actual}.")
 }
 
-fn json_type(value: &Value) -> &'static str {
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -10,10 +10,16 @@ use std::time::Instant;
 use rmcp::ErrorData;
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, ToolAnnotations};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject,
+    ToolAnnotations,
+};
+use serde::Deserialize;
+use serde_json::Value;
 
+use crate::parse::json_type;
 use crate::schema::{OutputSchemaError, input_schema, output_schema};
-use crate::{Run, Tool, ToolError, ToolSpec};
+use crate::{Run, Tool, ToolError, ToolSpec, Violations};
 
 /// The rmcp description of tool `T`: name, title, description, both schemas and all four hints.
 pub fn definition<T: Tool>() -> Result<rmcp::model::Tool, OutputSchemaError> {
@@ -80,6 +86,65 @@ fn encode<O: serde::Serialize>(tool: &str, outcome: Result<O, ToolError>) -> Cal
 fn new_reference() -> String {
     let id = uuid::Uuid::new_v4().simple().to_string();
     id[..8].to_owned()
+}
+
+/// The answer to a `tools/call` whose `params` rmcp cannot read as a call. rmcp hands such a
+/// request to `ServerHandler::on_custom_request`, whose default answers "method not found";
+/// a server should answer it with this instead. `arguments` that are not an object are the
+/// caller's argument mistake, so they get a tool result with `isError` and `Validation Failed`,
+/// like every other argument mistake; a missing or unknown tool name is the protocol's Invalid
+/// params (-32602), as for a call rmcp can read.
+///
+/// ```
+/// # use toolkit::Toolbox;
+/// # struct Server;
+/// let router = Toolbox::<Server>::new().build().unwrap();
+/// let params = serde_json::json!({ "arguments": {} });
+/// assert_eq!(toolkit::unreadable_call(&router, Some(&params)).unwrap_err().code.0, -32602);
+/// ```
+pub fn unreadable_call<S>(
+    router: &ToolRouter<S>,
+    params: Option<&Value>,
+) -> Result<CallToolResult, ErrorData>
+where
+    S: Send + Sync + 'static,
+{
+    let Some(name) = params.and_then(|params| params.get("name")?.as_str()) else {
+        return Err(ErrorData::invalid_params(
+            "Invalid params: a tools/call names its tool with a string, params.name",
+            None,
+        ));
+    };
+    if !router.has_route(name) {
+        return Err(ErrorData::invalid_params("tool not found", None));
+    }
+    match params.and_then(|params| params.get("arguments")) {
+        Some(arguments) if !arguments.is_object() && !arguments.is_null() => {
+            let mut violations = Violations::default();
+            violations.push(
+                "Arguments",
+                format!(
+                    "Must be an object of named arguments, not {}.",
+                    json_type(arguments)
+                ),
+            );
+            let text = ToolError::Invalid(violations).to_string();
+            Ok(CallToolResult::error(vec![ContentBlock::text(text)]))
+        }
+        _ => {
+            let cause = params
+                .map(CallToolRequestParams::deserialize)
+                .and_then(Result::err)
+                .map_or_else(
+                    || "they cannot be read as a call".to_owned(),
+                    |error| error.to_string(),
+                );
+            Err(ErrorData::invalid_params(
+                format!("Invalid params: {cause}"),
+                None,
+            ))
+        }
+    }
 }
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -85,3 +85,48 @@ pub fn deep_call(id: u64) -> String {
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"movies_search","arguments":{{"query":{arrays},"limit":{objects}}}}}}}"#
     )
 }
+
+#[test]
+fn a_call_whose_arguments_are_not_an_object_is_a_broken_rule_and_one_without_a_tool_invalid_params()
+{
+    let dir = TempDir::new("not-an-object");
+    let mut session = Session::start(&dir.path().join("not-an-object.db"), dir.path());
+    for (arguments, kind) in [
+        (json!("x"), "a string"),
+        (json!([1]), "an array"),
+        (json!(5), "a number"),
+        (json!(true), "a boolean"),
+    ] {
+        let result = session.call("movies_search", arguments.clone());
+        assert_eq!(result["isError"], true, "{arguments}: {result}");
+        assert_eq!(
+            text_of(&result),
+            format!(
+                "Validation Failed: Arguments: Must be an object of named arguments, not {kind}. \
+                 Correct the arguments and call the tool again."
+            )
+        );
+    }
+    for (params, words) in [
+        (json!({"arguments": {}}), "params.name"),
+        (json!({"name": 5, "arguments": "x"}), "params.name"),
+        (
+            json!({"name": "movies_delete_all", "arguments": "x"}),
+            "tool not found",
+        ),
+    ] {
+        let id = session.id();
+        let answer = session.server.request(id, "tools/call", params.clone());
+        assert_eq!(answer["error"]["code"], -32602, "{params}: {answer}");
+        let message = answer["error"]["message"].as_str().expect("a message");
+        assert!(message.contains(words), "{params}: {message}");
+    }
+    let id = session.id();
+    session.server.send_line(&format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call"}}"#
+    ));
+    let answer = session.server.read_message();
+    assert_eq!(answer["id"], id, "{answer}");
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    session.stop_with_eof();
+}
