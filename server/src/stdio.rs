@@ -6,20 +6,32 @@
 //!   one. A blank line is skipped.
 //! - A line longer than [`MAX_MESSAGE_BYTES`] is skipped as it arrives, so memory stays bounded,
 //!   and answered with Invalid Request (-32600).
+//! - At most [`MAX_IN_FLIGHT`] requests are read ahead of their answers (see [`in_flight`]):
+//!   a client that does not read its answers stops being read, and the server's memory stays
+//!   bounded whatever the client sends.
+//! - When stdin ends, every request already read is answered before the server exits.
 //! - When `shutdown` completes (SIGTERM or SIGINT), requests already sent are still read, then
-//!   reading stops as if stdin had ended: rmcp answers what it has read, the output is flushed,
-//!   and the server exits.
+//!   reading stops as if stdin had ended; the server waits up to [`SHUTDOWN_DRAIN`] for their
+//!   answers to reach stdout, then exits.
+
+mod in_flight;
 
 use std::future::Future;
+use std::time::Duration;
 
+use rmcp::model::{ClientNotification, JsonRpcMessage, RequestId};
 use serde_json::Value;
 use tokio::io::{
     AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream,
 };
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
-use crate::jsonrpc::{self, Read};
+use crate::jsonrpc::{self, Incoming, Read};
+use in_flight::{Answered, InFlight, NotStarted};
+
+pub use in_flight::MAX_IN_FLIGHT;
 
 /// The largest JSON-RPC message the server reads: 16 MiB. A longer line is answered with
 /// Invalid Request and never held in memory whole.
@@ -32,7 +44,10 @@ const ID_SEARCH_BYTES: usize = 4096;
 const PIPE_BUFFER: usize = 64 * 1024;
 
 /// How long reading goes on after a signal while requests keep arriving.
-const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(100);
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(100);
+
+/// How long after a signal the server waits for the answers to requests it has read.
+const SHUTDOWN_DRAIN: Duration = Duration::from_secs(10);
 
 /// Answers this module writes itself, waiting for their turn on stdout.
 const PENDING_ANSWERS: usize = 64;
@@ -139,8 +154,23 @@ where
     let (rmcp_input, to_rmcp) = tokio::io::duplex(PIPE_BUFFER);
     let (rmcp_output, from_rmcp) = tokio::io::duplex(PIPE_BUFFER);
     let (answers, pending) = mpsc::channel(PENDING_ANSWERS);
-    tokio::spawn(read_requests(input, to_rmcp, answers, shutdown));
-    let flushed = tokio::spawn(write_responses(from_rmcp, pending, output));
+    let in_flight = InFlight::new();
+    let signalled = CancellationToken::new();
+    let signal = signalled.clone();
+    tokio::spawn(async move {
+        shutdown.await;
+        signal.cancel();
+    });
+    let reader = Reader {
+        to_rmcp,
+        answers,
+        in_flight: in_flight.clone(),
+        signalled: signalled.clone(),
+    };
+    tokio::spawn(reader.run(input));
+    let flushed = tokio::spawn(write_responses(
+        from_rmcp, pending, output, in_flight, signalled,
+    ));
     Pipes {
         input: rmcp_input,
         output: rmcp_output,
@@ -148,104 +178,200 @@ where
     }
 }
 
-async fn read_requests<R, F>(
-    input: R,
-    mut to_rmcp: DuplexStream,
+/// Completes [`SHUTDOWN_DRAIN`] after a signal: when the server stops waiting for answers.
+async fn drain_deadline(signalled: &CancellationToken) {
+    signalled.cancelled().await;
+    tokio::time::sleep(SHUTDOWN_DRAIN).await;
+}
+
+/// Reads stdin and hands rmcp what it can read.
+struct Reader {
+    to_rmcp: DuplexStream,
+    /// Answers this module writes itself.
     answers: mpsc::Sender<Vec<u8>>,
-    shutdown: F,
-) where
-    R: AsyncRead + Unpin,
-    F: Future<Output = ()>,
-{
-    let mut input = BufReader::new(input);
-    let mut line = Vec::new();
-    let mut stopping = false;
-    tokio::pin!(shutdown);
-    loop {
-        let read = if stopping {
-            // After a signal, requests already on their way are still read and answered;
-            // reading ends once none arrives for a moment.
-            match tokio::time::timeout(SHUTDOWN_GRACE, read_line(&mut input, &mut line)).await {
-                Ok(read) => read,
-                Err(_) => break,
+    in_flight: InFlight,
+    signalled: CancellationToken,
+}
+
+impl Reader {
+    /// Reads until stdin ends (or, after a signal, until nothing more arrives), waits until
+    /// every request read has its answer on stdout, then closes rmcp's input. rmcp gives the
+    /// requests it holds when its input ends only a few seconds before dropping their answers,
+    /// so it hears of the end only once there are none left. After a signal the wait is
+    /// bounded by [`SHUTDOWN_DRAIN`].
+    async fn run<R: AsyncRead + Unpin>(mut self, input: R) {
+        let signalled = self.signalled.clone();
+        tokio::select! {
+            () = self.read_all(input) => {}
+            () = drain_deadline(&signalled) => {
+                tracing::warn!(
+                    unanswered = self.in_flight.count(),
+                    "stopped waiting for answers {} s after the signal; stdout is not being read",
+                    SHUTDOWN_DRAIN.as_secs()
+                );
             }
-        } else {
-            tokio::select! {
-                read = read_line(&mut input, &mut line) => read,
-                () = &mut shutdown => {
-                    tracing::info!("shutting down: answering what was already sent");
-                    stopping = true;
-                    continue;
+        }
+    }
+
+    async fn read_all<R: AsyncRead + Unpin>(&mut self, input: R) {
+        let mut input = BufReader::new(input);
+        let mut line = Vec::new();
+        loop {
+            let read = if self.signalled.is_cancelled() {
+                // After a signal, requests already on their way are still read and answered;
+                // reading ends once none arrives for a moment.
+                match tokio::time::timeout(SHUTDOWN_GRACE, read_line(&mut input, &mut line)).await {
+                    Ok(read) => read,
+                    Err(_) => break,
+                }
+            } else {
+                tokio::select! {
+                    read = read_line(&mut input, &mut line) => read,
+                    () = self.signalled.cancelled() => {
+                        tracing::info!("shutting down: answering what was already sent");
+                        continue;
+                    }
+                }
+            };
+            let delivered = match read {
+                Ok(Line::Complete) if line.iter().all(u8::is_ascii_whitespace) => true,
+                Ok(Line::Complete) => match jsonrpc::read(&line) {
+                    Read::Forward(incoming) => self.forward(&incoming).await,
+                    Read::Refuse(answer) => self.answer(&answer).await,
+                    Read::Drop => true,
+                },
+                Ok(Line::Oversized) => {
+                    tracing::warn!(
+                        limit = MAX_MESSAGE_BYTES,
+                        "skipped a message over the size limit"
+                    );
+                    let message = format!(
+                        "Invalid Request: the message is larger than the limit of \
+                         {MAX_MESSAGE_BYTES} bytes."
+                    );
+                    let id = jsonrpc::top_level_id(&line);
+                    self.answer(&jsonrpc::error_response(id, -32600, &message))
+                        .await
+                }
+                Ok(Line::End) => break,
+                Err(error) => {
+                    tracing::error!(%error, "reading stdin failed");
+                    break;
+                }
+            };
+            // Cleared only once handled: a read cut short by the signal keeps what it had read.
+            line.clear();
+            if !delivered {
+                return;
+            }
+        }
+        self.in_flight.all_answered().await;
+    }
+
+    /// Hands one message to rmcp: a request once it has a slot (see [`in_flight`]); a
+    /// cancellation is kept here instead. False once nothing more can be delivered.
+    async fn forward(&mut self, incoming: &Incoming<'_>) -> bool {
+        match &incoming.message {
+            JsonRpcMessage::Request(request) => {
+                match self.in_flight.start(request.id.clone()).await {
+                    Ok(()) => {}
+                    Err(NotStarted::Closed) => return false,
+                    Err(NotStarted::DuplicateId) => {
+                        let id = Some(request.id.clone().into_json_value());
+                        let message = "Invalid Request: a request with this id is still in \
+                                       progress; give each request an id of its own.";
+                        return self
+                            .answer(&jsonrpc::error_response(id, -32600, message))
+                            .await;
+                    }
                 }
             }
-        };
-        let delivered = match read {
-            Ok(Line::Complete) if line.iter().all(u8::is_ascii_whitespace) => true,
-            Ok(Line::Complete) => match jsonrpc::read(&line) {
-                Read::Forward(incoming) => to_rmcp.write_all(&incoming.text).await.is_ok(),
-                Read::Refuse(answer) => answers.send(encode(&answer)).await.is_ok(),
-                Read::Drop => true,
-            },
-            Ok(Line::Oversized) => {
-                tracing::warn!(
-                    limit = MAX_MESSAGE_BYTES,
-                    "skipped a message over the size limit"
-                );
-                let message = format!(
-                    "Invalid Request: the message is larger than the limit of {MAX_MESSAGE_BYTES} bytes."
-                );
-                let answer =
-                    jsonrpc::error_response(jsonrpc::top_level_id(&line), -32600, &message);
-                answers.send(encode(&answer)).await.is_ok()
+            JsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                {
+                    if let Some(id) = &cancelled.params.request_id {
+                        self.in_flight.cancel(id);
+                    }
+                    return true;
+                }
             }
-            Ok(Line::End) => break,
-            Err(error) => {
-                tracing::error!(%error, "reading stdin failed");
-                break;
-            }
-        };
-        // Cleared only once handled: a read cut short by the signal keeps what it had read.
-        line.clear();
-        if !delivered {
-            break;
+            JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_) => {}
         }
+        self.to_rmcp.write_all(&incoming.text).await.is_ok()
+    }
+
+    /// Queues an answer of this module's own for stdout.
+    async fn answer(&self, answer: &Value) -> bool {
+        self.answers.send(encode(answer)).await.is_ok()
     }
 }
 
 /// Copies rmcp's output to `output` a whole line at a time, with this module's own answers
-/// between lines, flushing each.
+/// between lines, flushing each; an answer to a cancelled request is left out. Once this ends,
+/// no more answers can be written: [`InFlight::close`].
 async fn write_responses<W: AsyncWrite + Unpin>(
     from_rmcp: DuplexStream,
-    mut answers: mpsc::Receiver<Vec<u8>>,
+    answers: mpsc::Receiver<Vec<u8>>,
     mut output: W,
+    in_flight: InFlight,
+    signalled: CancellationToken,
+) {
+    tokio::select! {
+        () = copy_responses(from_rmcp, answers, &mut output, &in_flight) => {}
+        // A client that stopped reading must not keep the server from exiting.
+        () = drain_deadline(&signalled) => {}
+    }
+    in_flight.close();
+}
+
+async fn copy_responses<W: AsyncWrite + Unpin>(
+    from_rmcp: DuplexStream,
+    mut answers: mpsc::Receiver<Vec<u8>>,
+    output: &mut W,
+    in_flight: &InFlight,
 ) {
     let mut from_rmcp = BufReader::new(from_rmcp);
     let mut line = Vec::new();
     let (mut rmcp_open, mut answers_open) = (true, true);
     while rmcp_open || answers_open {
         // `read_until` keeps what it read if the other branch wins, so no output is lost.
-        let next = tokio::select! {
+        let (bytes, answered) = tokio::select! {
             read = from_rmcp.read_until(b'\n', &mut line), if rmcp_open => match read {
                 Ok(0) | Err(_) => {
                     rmcp_open = false;
-                    None
+                    continue;
                 }
-                Ok(_) => Some(std::mem::take(&mut line)),
+                Ok(_) => {
+                    let bytes = std::mem::take(&mut line);
+                    let answered = answered_id(&bytes).and_then(|id| in_flight.answer(&id));
+                    (bytes, answered)
+                }
             },
-            answer = answers.recv(), if answers_open => {
-                if answer.is_none() {
+            answer = answers.recv(), if answers_open => match answer {
+                Some(bytes) => (bytes, None),
+                None => {
                     answers_open = false;
+                    continue;
                 }
-                answer
             }
         };
-        if let Some(bytes) = next {
-            let written = output.write_all(&bytes).await;
-            if written.and(output.flush().await).is_err() {
-                return;
-            }
+        if answered.as_ref().is_some_and(Answered::was_cancelled) {
+            continue;
         }
+        let written = output.write_all(&bytes).await;
+        if written.and(output.flush().await).is_err() {
+            return;
+        }
+        // Only now, with the answer on stdout, is its request's slot free.
+        drop(answered);
     }
+}
+
+/// The id of the request a line of rmcp's output answers. The server sends no requests of its
+/// own, so every id rmcp writes is that of a response.
+fn answered_id(line: &[u8]) -> Option<RequestId> {
+    serde_json::from_value(jsonrpc::top_level_id(line)?).ok()
 }
 
 /// A message as one line of output.

@@ -37,7 +37,10 @@ use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{Connection, SqliteConnection};
 use uuid::Uuid;
 
-use common::{EXIT_TIMEOUT, Server, Session, TempDir, structured, text_of, unexpected_reference};
+use common::{
+    EXIT_TIMEOUT, Server, Session, TempDir, peak_memory_kib, structured, text_of,
+    unexpected_reference,
+};
 
 /// The demo data a new database is filled with.
 const DEMO_MOVIES: usize = 200;
@@ -191,22 +194,6 @@ fn send_oversized(session: &mut Session, payload: usize) {
     let refused = session.server.read_message();
     assert_eq!(refused["error"]["code"], -32600, "{refused}");
     assert_eq!(refused["id"], 903, "{refused}");
-}
-
-/// The server's peak resident set size, in KiB, from `/proc/PID/status` (`VmHWM`).
-fn peak_memory_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .expect("read /proc/PID/status of the server");
-    let line = status
-        .lines()
-        .find(|line| line.starts_with("VmHWM:"))
-        .expect("a VmHWM line");
-    line.trim_start_matches("VmHWM:")
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .expect("VmHWM is a number of kB")
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -464,3 +464,19 @@ fn read_in_background(mut pipe: impl Read + Send + 'static) -> Receiver<String> 
     });
     receiver
 }
+
+/// The server's peak resident set size, in KiB, from `/proc/PID/status` (`VmHWM`).
+pub fn peak_memory_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .expect("read /proc/PID/status of the server");
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("VmHWM:"))
+        .expect("a VmHWM line");
+    line.trim_start_matches("VmHWM:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .expect("VmHWM is a number of kB")
+}

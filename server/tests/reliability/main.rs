@@ -7,5 +7,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod flood;
 mod full_disk;
 mod protocol;
