@@ -120,6 +120,9 @@ impl std::error::Error for JwksError {}
 /// The claims read beyond those `jsonwebtoken` validates.
 #[derive(Deserialize)]
 struct Claims {
+    /// RFC 7519 §4.1.1: one string. jsonwebtoken's own check also accepts an array that holds
+    /// the issuer among others, so the type here refuses anything but a string.
+    iss: String,
     sub: Option<String>,
     /// RFC 8693/9068: space-separated scopes.
     scope: Option<String>,
@@ -217,7 +220,11 @@ impl JwtVerifier {
         validation.leeway = LEEWAY_SECONDS;
         validation.validate_nbf = true;
         match jsonwebtoken::decode::<Claims>(token, &key.decoding, &validation) {
-            Ok(data) => Some(caller(data.claims)),
+            Ok(data) if data.claims.iss == self.issuer => Some(caller(data.claims)),
+            Ok(_) => {
+                tracing::debug!("refused a JWT: another issuer");
+                None
+            }
             Err(error) => {
                 tracing::debug!(%error, "refused a JWT");
                 None
@@ -626,6 +633,29 @@ mod tests {
         assert_eq!(provider.fetches(), 0, "the redirect's target was fetched");
     }
 
+    #[tokio::test]
+    async fn an_issuer_that_is_not_exactly_the_one_string_is_refused() {
+        let key = TestKey::new("first", 1);
+        let jwks = json!({"keys": [key.jwk()]}).to_string();
+        let verifier =
+            JwtVerifier::with_keys(ISSUER.to_owned(), AUDIENCE.to_owned(), &jwks).unwrap();
+        assert!(verifier.check(&key.token()).await.is_some());
+        for issuer in [
+            json!([ISSUER]),
+            json!(["https://evil.test/", ISSUER]),
+            json!(format!("{ISSUER}/")),
+            json!({"iss": ISSUER}),
+        ] {
+            assert!(
+                verifier
+                    .check(&key.token_from(issuer.clone()))
+                    .await
+                    .is_none(),
+                "iss {issuer}"
+            );
+        }
+    }
+
     struct TestKey {
         kid: &'static str,
         signing: ed25519_dalek::SigningKey,
@@ -645,13 +675,18 @@ mod tests {
         }
 
         fn token(&self) -> String {
+            self.token_from(json!(ISSUER))
+        }
+
+        /// A token whose `iss` claim is `issuer`.
+        fn token_from(&self, issuer: Value) -> String {
             let exp = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .unwrap()
                 .as_secs()
                 + 600;
             let header = json!({"alg": "EdDSA", "typ": "JWT", "kid": self.kid});
-            let claims = json!({"iss": ISSUER, "aud": AUDIENCE, "exp": exp, "sub": "ada"});
+            let claims = json!({"iss": issuer, "aud": AUDIENCE, "exp": exp, "sub": "ada"});
             let part = |value: &Value| URL_SAFE_NO_PAD.encode(value.to_string());
             let input = format!("{}.{}", part(&header), part(&claims));
             let signature = self.signing.sign(input.as_bytes());
