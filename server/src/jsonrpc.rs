@@ -64,12 +64,12 @@ pub fn read(bytes: &[u8]) -> Read<'_> {
             json,
             message,
         })),
-        Err(error) => refuse(&json, &error.to_string()),
+        Err(_) => refuse(&json),
     }
 }
 
 /// The answer to a message rmcp cannot read, naming the first thing wrong with it.
-fn refuse(json: &Value, cause: &str) -> Read<'static> {
+fn refuse(json: &Value) -> Read<'static> {
     let Value::Object(message) = json else {
         let problem = if json.is_array() {
             "Invalid Request: batches are not supported; send one message at a time."
@@ -84,7 +84,7 @@ fn refuse(json: &Value, cause: &str) -> Read<'static> {
         // A notification rmcp cannot read (an unknown one, or one whose params it does not
         // expect): never answered.
         None if !message.contains_key("id") && message.contains_key("method") => {
-            tracing::debug!(%cause, "dropped a notification that cannot be read");
+            tracing::debug!("dropped a notification that cannot be read");
             return Read::Drop;
         }
         None if message
@@ -94,7 +94,7 @@ fn refuse(json: &Value, cause: &str) -> Read<'static> {
             (-32602, "Invalid params: \"params\" must be an object.")
         }
         None => {
-            tracing::debug!(%cause, "refused a message rmcp cannot read");
+            tracing::debug!("refused a message rmcp cannot read");
             (
                 -32600,
                 "Invalid Request: not a JSON-RPC 2.0 request, notification or response the \

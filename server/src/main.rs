@@ -12,15 +12,47 @@ use tracing_subscriber::EnvFilter;
 /// `seed` builds indexes; failures reach our own log lines as errors).
 const DEFAULT_LOG_FILTER: &str = "info,rmcp=warn,sqlx=error";
 
+/// rmcp logs every request's arguments and every answer in full below warn (and client
+/// notifications at info). Those hold what users typed and what they read, so rmcp stays at
+/// warn unless `RUST_LOG` names its target itself (`RUST_LOG=rmcp=debug`, to debug the
+/// protocol).
+const PAYLOAD_TARGET: &str = "rmcp";
+const PAYLOAD_CAP: &str = "rmcp=warn";
+
+/// The log filter: `RUST_LOG` if set (with rmcp held at warn unless it is named), else
+/// [`DEFAULT_LOG_FILTER`].
+fn log_filter() -> EnvFilter {
+    let directives = std::env::var("RUST_LOG").unwrap_or_default();
+    let filter = match EnvFilter::try_new(&directives) {
+        Ok(filter) if !directives.trim().is_empty() => filter,
+        _ => return EnvFilter::new(DEFAULT_LOG_FILTER),
+    };
+    if directives.split(',').any(names_payload_target) {
+        return filter;
+    }
+    match PAYLOAD_CAP.parse() {
+        Ok(cap) => filter.add_directive(cap),
+        Err(_) => filter,
+    }
+}
+
+/// Whether a `RUST_LOG` directive (`level`, `target=level`, `target[span]=level`) is about
+/// rmcp's target or one inside it.
+fn names_payload_target(directive: &str) -> bool {
+    let target = directive
+        .split(['=', '['])
+        .next()
+        .unwrap_or_default()
+        .trim();
+    target == PAYLOAD_TARGET || target.starts_with(&format!("{PAYLOAD_TARGET}::"))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
-        .with_env_filter(
-            EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG_FILTER)),
-        )
+        .with_env_filter(log_filter())
         .init();
     let runtime = if cli.http.is_some() {
         // Many clients at once: HTTP parsing and JSON use every core.

@@ -192,34 +192,60 @@ fn closing_stdin_before_initializing_is_a_clean_exit() {
     assert!(server.stdout_lines.is_empty(), "{:?}", server.stdout_lines);
 }
 
-/// At the default log level, argument values never reach the log: a model's arguments may hold
-/// what a user typed.
+/// Argument values and results never reach the log, at the default level nor at debug or
+/// trace: a model's arguments may hold what a user typed. At debug, each tool call has a line
+/// with its duration.
 #[test]
-fn argument_values_stay_out_of_the_log() {
+fn argument_values_and_results_stay_out_of_the_log_at_every_level() {
     let dir = TempDir::new("log-privacy");
-    let mut server = Server::spawn(&dir.path().join("private.db"), dir.path());
-    server.initialize();
-    let secret = "needle-7f3a9c2e";
-    let result = server.result(
-        5,
-        "tools/call",
-        json!({"name": "movies_search", "arguments": {"query": secret}}),
-    );
-    assert_eq!(result["isError"], false, "{result}");
-    let refused = server.result(
-        6,
-        "tools/call",
-        json!({"name": "movies_search", "arguments": {"query": secret, "limit": 0}}),
-    );
-    assert_eq!(refused["isError"], true, "{refused}");
-    server.close_stdin();
-    assert!(server.wait_for_exit(EXIT_TIMEOUT).success());
-    let stderr = server.finish();
-    assert!(!stderr.is_empty(), "the server logs at info");
-    assert!(
-        !stderr.contains(secret),
-        "an argument value in the log: {stderr}"
-    );
+    let database = dir.path().join("private.db");
+    for filter in [None, Some("debug"), Some("trace")] {
+        let mut server = match filter {
+            None => Server::spawn(&database, dir.path()),
+            Some(filter) => Server::spawn_with_log_filter(&database, dir.path(), filter),
+        };
+        server.initialize();
+        let secret = "needle-7f3a9c2e";
+        let result = server.result(
+            5,
+            "tools/call",
+            json!({"name": "movies_search", "arguments": {"query": secret}}),
+        );
+        assert_eq!(result["isError"], false, "{result}");
+        let refused = server.result(
+            6,
+            "tools/call",
+            json!({"name": "movies_search", "arguments": {"query": secret, "limit": 0}}),
+        );
+        assert_eq!(refused["isError"], true, "{refused}");
+        let found = server.result(
+            7,
+            "tools/call",
+            json!({"name": "movies_search", "arguments": {"limit": 1}}),
+        );
+        let title = found["structuredContent"]["items"][0]["title"]
+            .as_str()
+            .expect("a title")
+            .to_owned();
+        server.close_stdin();
+        assert!(server.wait_for_exit(EXIT_TIMEOUT).success());
+        let stderr = server.finish();
+        assert!(!stderr.is_empty(), "{filter:?}: the server logs at info");
+        assert!(
+            !stderr.contains(secret),
+            "{filter:?}: an argument value in the log: {stderr}"
+        );
+        assert!(
+            !stderr.contains(&title),
+            "{filter:?}: a result in the log: {stderr}"
+        );
+        if filter.is_some() {
+            assert!(
+                stderr.contains("tool call") && stderr.contains("elapsed"),
+                "{filter:?}: no timing line per call: {stderr}"
+            );
+        }
+    }
 }
 
 /// stdin and stdout need not be pipes: requests read from a file (`movie-reviews-mcp <

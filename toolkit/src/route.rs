@@ -10,11 +10,7 @@ use std::time::Instant;
 use rmcp::ErrorData;
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject,
-    ToolAnnotations,
-};
-use serde::Deserialize;
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, ToolAnnotations};
 use serde_json::Value;
 
 use crate::parse::json_type;
@@ -131,19 +127,13 @@ where
             let text = ToolError::Invalid(violations).to_string();
             Ok(CallToolResult::error(vec![ContentBlock::text(text)]))
         }
-        _ => {
-            let cause = params
-                .map(CallToolRequestParams::deserialize)
-                .and_then(Result::err)
-                .map_or_else(
-                    || "they cannot be read as a call".to_owned(),
-                    |error| error.to_string(),
-                );
-            Err(ErrorData::invalid_params(
-                format!("Invalid params: {cause}"),
-                None,
-            ))
-        }
+        // rmcp could not read the call for another reason (its `_meta`, say). The message does
+        // not echo what was sent: protocol errors are logged.
+        _ => Err(ErrorData::invalid_params(
+            "Invalid params: a tools/call's params are {\"name\": string, \"arguments\": \
+             object}, with an optional \"_meta\" object",
+            None,
+        )),
     }
 }
 

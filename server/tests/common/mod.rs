@@ -87,7 +87,20 @@ impl Server {
     /// The server on `database`, started in `cwd`.
     pub fn spawn(database: &Path, cwd: &Path) -> Server {
         let mut command = Command::new(BINARY);
-        command.arg("--database").arg(database);
+        command
+            .arg("--database")
+            .arg(database)
+            .env_remove("RUST_LOG");
+        Server::start(command, cwd)
+    }
+
+    /// The server on `database`, started in `cwd`, with `RUST_LOG` set to `filter`.
+    pub fn spawn_with_log_filter(database: &Path, cwd: &Path, filter: &str) -> Server {
+        let mut command = Command::new(BINARY);
+        command
+            .arg("--database")
+            .arg(database)
+            .env("RUST_LOG", filter);
         Server::start(command, cwd)
     }
 
@@ -103,14 +116,14 @@ impl Server {
             ))
             .arg(BINARY)
             .arg("--database")
-            .arg(database);
+            .arg(database)
+            .env_remove("RUST_LOG");
         Server::start(command, cwd)
     }
 
     fn start(mut command: Command, cwd: &Path) -> Server {
         let mut child = command
             .current_dir(cwd)
-            .env_remove("RUST_LOG")
             .env_remove("MOVIE_REVIEWS_DATABASE")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
