@@ -4,10 +4,11 @@
 //! gate in front of `/mcp`. Connections are accepted and timed in [`connections`]; CORS for
 //! browser-based clients is [`cors`].
 //!
-//! One request to `/mcp` goes: CORS (a preflight is answered there), then the token (401
-//! without a valid one), then the body (read whole, up to the limit, 413 past it), then the
-//! scope the called tool declares (403 without it), then rmcp, which checks the `Host` and
-//! `Origin` headers against DNS rebinding and runs the call. What rmcp parses is the JSON value
+//! One request to `/mcp` goes: the `Host` and `Origin` headers read strictly ([`head`]), then
+//! CORS (a preflight is answered there), then the token (401 without a valid one), then the
+//! body (read whole, up to the limit, 413 past it), then the scope the called tool declares (403
+//! without it), then rmcp, which checks the `Host` and `Origin` against the allowed ones
+//! (against DNS rebinding) and runs the call. What rmcp parses is the JSON value
 //! the gate checked, re-encoded, so the two can never read one body two ways. The whole request
 //! has `--request-timeout` (503 past it).
 //!
@@ -16,6 +17,7 @@
 
 mod connections;
 mod cors;
+mod head;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -417,6 +419,7 @@ fn app(
             limit_time,
         ))
         .layer(middleware::from_fn_with_state(cors, cors::cors))
+        .layer(middleware::from_fn(head::check_head))
 }
 
 /// The paths the metadata is served at; see [`Gate::metadata_paths`].

@@ -999,6 +999,99 @@ async fn a_malformed_envelope_keeps_its_id_and_a_deep_argument_is_a_broken_rule(
     );
 }
 
+/// The `Host` and `Origin` headers are read strictly, before any check that relies on them: one
+/// well-formed value each, the host a request target in absolute form names, and an origin
+/// only as a browser writes it, echoed only then.
+#[tokio::test]
+async fn hosts_and_origins_are_read_strictly() {
+    let dir = TempDir::new("http-head");
+    let server = HttpServer::start(dir.path(), &dir.path().join("reviews.db"), &[]);
+    let port = server.port;
+    let host = format!("Host: 127.0.0.1:{port}\r\n");
+    let origin = format!("http://127.0.0.1:{port}");
+    let cases: Vec<(&str, String, String, u16)> = vec![
+        ("one allowed Host", "/mcp".into(), host.clone(), 200),
+        ("no Host", "/mcp".into(), String::new(), 400),
+        (
+            "two Hosts",
+            "/mcp".into(),
+            format!("{host}Host: evil.example.com\r\n"),
+            400,
+        ),
+        (
+            "a port that is not a number",
+            "/mcp".into(),
+            "Host: localhost:evil\r\n".into(),
+            400,
+        ),
+        (
+            "an absolute target elsewhere",
+            "http://evil.example.com/mcp".into(),
+            host.clone(),
+            403,
+        ),
+        (
+            "an absolute target here",
+            format!("http://127.0.0.1:{port}/mcp"),
+            host.clone(),
+            200,
+        ),
+        (
+            "an allowed Origin",
+            "/mcp".into(),
+            format!("{host}Origin: {origin}\r\n"),
+            200,
+        ),
+        (
+            "an Origin with a path",
+            "/mcp".into(),
+            format!("{host}Origin: {origin}/\r\n"),
+            403,
+        ),
+        (
+            "an Origin in capitals",
+            "/mcp".into(),
+            format!("{host}Origin: HTTP://127.0.0.1:{port}\r\n"),
+            403,
+        ),
+        (
+            "two Origins",
+            "/mcp".into(),
+            format!("{host}Origin: {origin}\r\nOrigin: http://evil.example.com\r\n"),
+            403,
+        ),
+    ];
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    for (case, target, headers, status) in cases {
+        let mut connection = connect(port).await;
+        let request = format!(
+            "POST {target} HTTP/1.1\r\n{headers}Content-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        );
+        connection.write_all(request.as_bytes()).await.unwrap();
+        let answer = read_answer(&mut connection).await;
+        let first_line = answer.lines().next().unwrap_or_default();
+        assert!(
+            first_line.starts_with(&format!("HTTP/1.1 {status}")),
+            "{case}: {first_line}"
+        );
+        let echoed = answer.lines().find(|line| {
+            line.to_ascii_lowercase()
+                .starts_with("access-control-allow-origin:")
+        });
+        if case == "an allowed Origin" {
+            assert_eq!(
+                echoed,
+                Some(format!("access-control-allow-origin: {origin}").as_str())
+            );
+        } else {
+            assert_eq!(echoed, None, "{case}: {answer}");
+        }
+    }
+}
+
 #[test]
 fn a_jwks_url_over_plain_http_is_refused_at_start_up() {
     let dir = TempDir::new("http-jwks-http");
