@@ -146,15 +146,45 @@ pub async fn open_or_create(path: &Path) -> Result<Store, Error> {
     {
         std::fs::create_dir_all(folder)?;
     }
-    let store = Store::open(path).await?;
+    let store = Store::open(path)
+        .await
+        .map_err(|error| explain_open_error(path, error))?;
     let data = demo::generate(Size::DEMO, DEMO_SEED);
     if store
         .fill_if_empty(&data.movies, &data.authors, &data.reviews)
-        .await?
+        .await
+        .map_err(|error| explain_open_error(path, error))?
     {
         tracing::info!(database = %path.display(), "created the database with demo data");
     }
     Ok(store)
+}
+
+/// A failure to open the database at `path`, in words an operator can act on when SQLite finds
+/// the file damaged: the usual cause is a file replaced while the write-ahead log of the one it
+/// replaced was left beside it, which SQLite then reads as part of the new file.
+fn explain_open_error(path: &Path, error: store::StoreError) -> Error {
+    if !error.is_damaged_file() {
+        return error.into();
+    }
+    let beside = |suffix: &str| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name).display().to_string()
+    };
+    format!(
+        "the database {path} cannot be read ({error}). If the file was replaced (moved or \
+         copied over) while the write-ahead log of the database it replaced was left beside it, \
+         SQLite read that log as part of the new file: stop every server using the file, move \
+         {wal} and {shm} away, copy in again the file you meant to use (the log may have been \
+         written into it) and start again. Otherwise the file is damaged \
+         or is not a movie-reviews database: restore it from a backup, or name another file \
+         with --database",
+        path = path.display(),
+        wal = beside("-wal"),
+        shm = beside("-shm"),
+    )
+    .into()
 }
 
 /// Replaces everything in the database at `path` with generated data, telling `progress` how

@@ -8,6 +8,7 @@
 
 mod authors;
 mod connections;
+mod file;
 mod load;
 mod movies;
 mod readers;
@@ -25,6 +26,7 @@ use tokio::runtime::{Handle, RuntimeFlavor};
 use uuid::Uuid;
 
 use connections::{Connections, Pooled};
+use file::FileId;
 use readers::Readers;
 
 pub use authors::{AuthorRow, NewAuthor};
@@ -62,6 +64,9 @@ pub enum StoreError {
     Panicked,
     /// A review to load names a movie or an author that is not in the data set.
     Orphan(Uuid),
+    /// The database's path no longer names the file the store opened: it was deleted, or
+    /// another file was moved in its place. A write would go to a file no one will open again.
+    FileChanged(Arc<Path>),
 }
 
 impl std::fmt::Display for StoreError {
@@ -71,6 +76,13 @@ impl std::fmt::Display for StoreError {
             StoreError::Sqlite(error) => error.fmt(f),
             StoreError::Closed => f.write_str("the database is closed"),
             StoreError::Panicked => f.write_str("a read of the database panicked"),
+            StoreError::FileChanged(path) => write!(
+                f,
+                "the database file {} was deleted or replaced while the server was running; \
+                 writes are refused, since they would go to a file no one will open again: \
+                 restart the server to use the file now at that path",
+                path.display()
+            ),
             StoreError::Orphan(id) => {
                 write!(
                     f,
@@ -86,8 +98,18 @@ impl std::error::Error for StoreError {
         match self {
             StoreError::Sqlx(error) => Some(error),
             StoreError::Sqlite(error) => Some(error),
-            StoreError::Closed | StoreError::Panicked | StoreError::Orphan(_) => None,
+            StoreError::Closed
+            | StoreError::Panicked
+            | StoreError::Orphan(_)
+            | StoreError::FileChanged(_) => None,
         }
+    }
+}
+
+impl StoreError {
+    /// Whether SQLite found the database file damaged, or not a database at all.
+    pub fn is_damaged_file(&self) -> bool {
+        file::is_damaged(self)
     }
 }
 
@@ -113,6 +135,9 @@ impl From<sqlx::migrate::MigrateError> for StoreError {
 #[derive(Clone)]
 pub struct Store {
     path: Arc<Path>,
+    /// The file `path` named when the store opened it; writes are refused once it names another
+    /// or none (see [`Store::write`]).
+    file: Option<FileId>,
     connections: Arc<Connections>,
     readers: Arc<Readers>,
     match_counts: Arc<search::MatchCounts>,
@@ -143,13 +168,15 @@ impl Store {
         let cores = std::thread::available_parallelism().map_or(1, |cores| cores.get());
         let long_readers =
             u32::try_from(cores).map_or(MAX_LONG_READERS, |cores| cores.clamp(1, MAX_LONG_READERS));
-        let store = Store {
+        let mut store = Store {
             path: Arc::from(path),
+            file: None,
             connections: Arc::new(Connections::new(options, MAX_WRITERS)),
             readers: Arc::new(Readers::new(path, QUICK_READERS, long_readers)),
             match_counts: Arc::default(),
         };
         migrate(&store.connections).await?;
+        store.file = FileId::of(path);
         Ok(store)
     }
 
@@ -194,12 +221,24 @@ impl Store {
         write: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, sqlx::Error>,
     ) -> Result<T, StoreError> {
         let mut writer = self.writer().await?;
+        self.check_file()?;
         match commit(&mut writer, write).await {
             Ok(value) => Ok(value),
             Err(error) => {
                 writer.discard();
                 Err(error.into())
             }
+        }
+    }
+
+    /// Fails when the database's path no longer names the file the store opened: SQLite keeps
+    /// writing to the file it has open, deleted or not, and a write there would be lost.
+    fn check_file(&self) -> Result<(), StoreError> {
+        match self.file {
+            Some(opened) if FileId::of(&self.path) != Some(opened) => {
+                Err(StoreError::FileChanged(Arc::clone(&self.path)))
+            }
+            _ => Ok(()),
         }
     }
 

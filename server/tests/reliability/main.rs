@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod database_file;
 mod flood;
 mod full_disk;
 mod protocol;
