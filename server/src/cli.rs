@@ -131,6 +131,17 @@ pub struct HttpOptions {
     )]
     pub header_read_timeout: u64,
 
+    /// How long a client may take to send a request's body, in seconds; past it the answer is
+    /// 408, so a client sending slowly holds its connection only so long.
+    #[arg(
+        long,
+        env = "MOVIE_REVIEWS_BODY_READ_TIMEOUT",
+        default_value_t = 10,
+        value_parser = clap::value_parser!(u64).range(1..),
+        value_name = "SECONDS"
+    )]
+    pub body_read_timeout: u64,
+
     /// How long one request may take, from its headers to its answer (reading its body
     /// included), in seconds; past it the answer is 503.
     #[arg(
@@ -152,7 +163,8 @@ pub struct HttpOptions {
     )]
     pub shutdown_timeout: u64,
 
-    /// The most connections served at once; more wait to be accepted until one closes.
+    /// The most connections open at once. A new one past it takes the place of the connection
+    /// idle longest; when every one has a request in flight, it gets 503.
     #[arg(
         long,
         env = "MOVIE_REVIEWS_MAX_CONNECTIONS",
@@ -161,6 +173,18 @@ pub struct HttpOptions {
         value_name = "N"
     )]
     pub max_connections: u32,
+
+    /// The most connections open at once from one client address, so that one client cannot
+    /// take them all; past it, that address's connection idle longest gives way. Behind a
+    /// reverse proxy every client has the proxy's address: raise it to --max-connections there.
+    #[arg(
+        long,
+        env = "MOVIE_REVIEWS_MAX_CONNECTIONS_PER_ADDRESS",
+        default_value_t = 128,
+        value_parser = clap::value_parser!(u32).range(1..),
+        value_name = "N"
+    )]
+    pub max_connections_per_address: u32,
 
     /// Turns authentication on with static tokens: a file with one line per token,
     /// `sha256:<hex> scope,scope`, as `movie-reviews-mcp token` prints.

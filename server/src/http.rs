@@ -8,7 +8,7 @@
 //! CORS (a preflight is answered there), then the token (401 without a valid one), then the
 //! body (read whole, up to the limit, 413 past it), then the scope the called tool declares (403
 //! without it), then rmcp, which checks the `Host` and `Origin` against the allowed ones
-//! (against DNS rebinding) and runs the call. What rmcp parses is the JSON value
+//! (against DNS rebinding) and runs the call. The body has `--body-read-timeout` (408 past it). What rmcp parses is the JSON value
 //! the gate checked, re-encoded, so the two can never read one body two ways. The whole request
 //! has `--request-timeout` (503 past it).
 //!
@@ -116,6 +116,7 @@ struct Settings {
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
     max_body_bytes: usize,
+    body_read_timeout: Duration,
     request_timeout: Duration,
     limits: Limits,
     tokens: Option<StaticTokens>,
@@ -219,12 +220,15 @@ impl Settings {
             allowed_hosts: options.allowed_hosts,
             allowed_origins: options.allowed_origins,
             max_body_bytes: options.max_body_bytes,
+            body_read_timeout: Duration::from_secs(options.body_read_timeout),
             request_timeout: Duration::from_secs(options.request_timeout),
             limits: Limits {
                 header_read_timeout: Duration::from_secs(options.header_read_timeout),
                 shutdown_timeout: Duration::from_secs(options.shutdown_timeout),
                 // A u32 always fits a usize on the platforms Tokio runs on.
                 max_connections: usize::try_from(options.max_connections).unwrap_or(usize::MAX),
+                max_connections_per_address: usize::try_from(options.max_connections_per_address)
+                    .unwrap_or(usize::MAX),
             },
             tokens,
             jwt,
@@ -328,6 +332,7 @@ struct Gate {
     auth: Option<Auth>,
     specs: ToolSpecs,
     max_body_bytes: usize,
+    body_read_timeout: Duration,
     /// The URL of the metadata document, which every challenge names.
     metadata_url: String,
     /// The paths the metadata is served at: the well-known path alone, followed by `/mcp`,
@@ -400,6 +405,7 @@ fn app(
         auth,
         specs,
         max_body_bytes: settings.max_body_bytes,
+        body_read_timeout: settings.body_read_timeout,
         metadata_url: metadata_url(public_url),
         metadata_paths: metadata_paths(public_url),
         metadata,
@@ -512,7 +518,14 @@ async fn guard(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> R
     if parts.method != Method::POST {
         return next.run(Request::from_parts(parts, body)).await;
     }
-    let message = match read_message(&parts.headers, body, gate.max_body_bytes).await {
+    let read = read_message(&parts.headers, body, gate.max_body_bytes);
+    let Ok(read) = tokio::time::timeout(gate.body_read_timeout, read).await else {
+        let seconds = gate.body_read_timeout.as_secs();
+        tracing::debug!(seconds, "stopped reading a request body that took too long");
+        let text = format!("Request Timeout: a request body must arrive within {seconds} s\n");
+        return (StatusCode::REQUEST_TIMEOUT, text).into_response();
+    };
+    let message = match read {
         Ok(message) => message,
         Err(response) => return response,
     };

@@ -12,7 +12,8 @@
 //! - CORS: preflights and readable answers (a 401's challenge included) for allowed origins only;
 //! - a non-loopback address without authentication is refused unless `--insecure-no-auth`, and
 //!   a JWKS URL over plain http is refused; a redirecting JWKS URL is not followed (jwt.rs);
-//! - slow clients are cut off (header and request deadlines), connections are capped;
+//! - slow clients are cut off (header, body and request deadlines), and an idle connection
+//!   gives way to a newcomer when the cap is reached (the attack itself is `http_attack.rs`);
 //! - SIGTERM lets a call in flight finish, ends the server with status 0, and is not held up by
 //!   a client that never finishes its request; the logs (at trace level) never hold a token.
 //!
@@ -22,23 +23,21 @@
 #[allow(dead_code)]
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 
-use common::{EXIT_TIMEOUT, READ_TIMEOUT, TempDir, run, text_of};
+use common::{
+    EXIT_TIMEOUT, HttpServer, TempDir, bearer, connect, http_client, http_command, mint,
+    read_answer, run, text_of,
+};
 
 const ISSUER: &str = "https://login.example.com/";
 
@@ -661,30 +660,12 @@ async fn a_call_in_flight_at_sigterm_gets_its_answer_then_the_server_exits_0() {
     );
 }
 
+/// A client that sends slowly holds a connection only so long, and an idle one not at all when
+/// someone else needs it: with one connection allowed, a head that never ends is closed at its
+/// deadline, or at once when a newcomer arrives; a body that never ends keeps its request busy
+/// until the body's deadline (408), and meanwhile a newcomer is turned away with 503.
 #[tokio::test]
-async fn a_half_sent_request_head_does_not_hold_up_shutdown() {
-    let dir = TempDir::new("http-half-head");
-    let mut server = HttpServer::start(
-        dir.path(),
-        &dir.path().join("reviews.db"),
-        // The header deadline (10 s by default) is longer than the shutdown's.
-        &["--shutdown-timeout", "1"],
-    );
-    let mut connection = connect(server.port).await;
-    connection
-        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-")
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    server.signal_term();
-    server.expect_exit_success(EXIT_TIMEOUT);
-    let logs = server.logs();
-    assert!(logs.contains("closed 1 connection(s) still open"), "{logs}");
-    assert!(logs.contains("stopped serving"), "{logs}");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn slow_clients_are_cut_off_and_connections_are_capped() {
+async fn slow_clients_are_cut_off_and_idle_ones_give_way() {
     let dir = TempDir::new("http-slow");
     let server = HttpServer::start(
         dir.path(),
@@ -692,26 +673,18 @@ async fn slow_clients_are_cut_off_and_connections_are_capped() {
         &[
             "--header-read-timeout",
             "1",
-            "--request-timeout",
+            "--body-read-timeout",
             "1",
+            "--request-timeout",
+            "5",
             "--max-connections",
             "1",
         ],
     );
-    // A head that never ends holds the only connection until its deadline; meanwhile another
-    // client waits to be accepted.
+    let half_head = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n";
     let started = Instant::now();
     let mut slow = connect(server.port).await;
-    slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-        .await
-        .unwrap();
-    let health = tokio::spawn(
-        http_client()
-            .get(format!("{}/healthz", server.origin()))
-            .send(),
-    );
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert!(!health.is_finished(), "a second connection was served");
+    slow.write_all(half_head).await.unwrap();
     let answer = read_answer(&mut slow).await;
     assert!(
         !answer.starts_with("HTTP/1.1 200"),
@@ -722,15 +695,25 @@ async fn slow_clients_are_cut_off_and_connections_are_capped() {
         closed_after >= Duration::from_millis(900) && closed_after < Duration::from_secs(5),
         "{closed_after:?}"
     );
-    let health = tokio::time::timeout(READ_TIMEOUT, health)
+
+    let started = Instant::now();
+    let mut slow = connect(server.port).await;
+    slow.write_all(half_head).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let health = http_client()
+        .get(format!("{}/healthz", server.origin()))
+        .send()
         .await
-        .expect("the waiting client is served")
-        .unwrap()
         .unwrap();
     assert_eq!(health.status(), 200);
+    let answer = read_answer(&mut slow).await;
+    assert!(!answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        started.elapsed() < Duration::from_millis(900),
+        "the newcomer waited for the deadline"
+    );
     drop(health);
 
-    // A body that never ends gets 503 once the request has taken its time.
     let mut slow = connect(server.port).await;
     slow.write_all(
         b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
@@ -738,8 +721,15 @@ async fn slow_clients_are_cut_off_and_connections_are_capped() {
     )
     .await
     .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let turned_away = http_client()
+        .get(format!("{}/healthz", server.origin()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(turned_away.status(), 503);
     let answer = read_answer(&mut slow).await;
-    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
 }
 
 #[tokio::test]
@@ -1122,194 +1112,6 @@ fn a_jwks_url_over_plain_http_is_refused_at_start_up() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The server
-
-/// The binary serving HTTP on a free loopback port, its stderr collected as it arrives (at trace
-/// level, so the no-token-in-logs check sees everything). Killed on drop if still running.
-struct HttpServer {
-    child: Child,
-    port: u16,
-    logs: Arc<Mutex<String>>,
-}
-
-fn http_command(dir: &Path, database: &Path, address: &str, args: &[&str]) -> Command {
-    let mut command = common::command(dir);
-    command
-        .arg("--database")
-        .arg(database)
-        .arg("--http")
-        .arg(address)
-        .args(args)
-        .env("RUST_LOG", "trace");
-    for (name, _) in std::env::vars().filter(|(name, _)| name.starts_with("MOVIE_REVIEWS_")) {
-        command.env_remove(name);
-    }
-    command
-}
-
-impl HttpServer {
-    fn start(dir: &Path, database: &Path, args: &[&str]) -> HttpServer {
-        HttpServer::spawn(http_command(dir, database, "127.0.0.1:0", args))
-    }
-
-    /// Spawns `command` and waits for the line that names the bound address.
-    fn spawn(mut command: Command) -> HttpServer {
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn the server");
-        let logs = Arc::new(Mutex::new(String::new()));
-        let (port_sender, port_receiver) = std::sync::mpsc::channel();
-        let stderr = child.stderr.take().expect("piped stderr");
-        let collected = Arc::clone(&logs);
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(port) = bound_port(&line) {
-                    let _ = port_sender.send(port);
-                }
-                let mut logs = collected.lock().unwrap();
-                logs.push_str(&line);
-                logs.push('\n');
-            }
-        });
-        let port = port_receiver
-            .recv_timeout(READ_TIMEOUT)
-            .unwrap_or_else(|_| {
-                let _ = child.kill();
-                panic!(
-                    "the server did not say where it listens:\n{}",
-                    logs.lock().unwrap()
-                )
-            });
-        HttpServer { child, port, logs }
-    }
-
-    fn origin(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    fn url(&self) -> String {
-        format!("{}/mcp", self.origin())
-    }
-
-    /// The resource URL: what a JWT's audience must be.
-    fn resource(&self) -> String {
-        self.url()
-    }
-
-    fn metadata_url(&self) -> String {
-        format!("{}/.well-known/oauth-protected-resource/mcp", self.origin())
-    }
-
-    fn logs(&self) -> String {
-        self.logs.lock().unwrap().clone()
-    }
-
-    /// An MCP client connected over Streamable HTTP, with `token` as its bearer token.
-    async fn client(
-        &self,
-        token: Option<&str>,
-    ) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
-        let mut config = StreamableHttpClientTransportConfig::with_uri(self.url());
-        if let Some(token) = token {
-            config = config.auth_header(token);
-        }
-        let transport = StreamableHttpClientTransport::with_client(http_client(), config);
-        ().serve(transport).await.expect("connect over HTTP")
-    }
-
-    /// A raw JSON-RPC POST with an `Authorization` header of `authorization`.
-    async fn post(&self, authorization: Option<&str>, body: &Value) -> reqwest::Response {
-        self.post_text(authorization, body.to_string()).await
-    }
-
-    /// POSTs `body` as it is, for JSON that `serde_json` would not write.
-    async fn post_text(&self, authorization: Option<&str>, body: String) -> reqwest::Response {
-        let mut request = http_client()
-            .post(self.url())
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json")
-            .body(body);
-        if let Some(authorization) = authorization {
-            request = request.header("authorization", authorization);
-        }
-        request.send().await.expect("POST /mcp")
-    }
-
-    async fn get_json(&self, path: &str) -> Value {
-        let response = http_client()
-            .get(format!("{}{path}", self.origin()))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 200, "GET {path}");
-        response.json().await.unwrap()
-    }
-
-    fn terminate_and_expect_success(&mut self) {
-        self.signal_term();
-        self.expect_exit_success(EXIT_TIMEOUT);
-    }
-
-    fn signal_term(&self) {
-        let status = Command::new("kill")
-            .arg("-TERM")
-            .arg(self.child.id().to_string())
-            .status()
-            .expect("run kill");
-        assert!(status.success());
-    }
-
-    /// Waits up to `timeout` for the server to exit, and expects status 0.
-    fn expect_exit_success(&mut self, timeout: Duration) {
-        let deadline = Instant::now() + timeout;
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "no exit after SIGTERM:\n{}",
-                self.logs()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        assert!(status.success(), "{status}:\n{}", self.logs());
-    }
-
-    fn assert_no_secret_in_logs(&self, secrets: &[&str]) {
-        let logs = self.logs();
-        assert!(logs.lines().count() > 5, "the logs were captured:\n{logs}");
-        for secret in secrets {
-            assert!(!logs.contains(secret), "a token is in the logs:\n{logs}");
-            // Nor the signature part of a JWT on its own.
-            if let Some(signature) = secret.rsplit('.').next().filter(|part| part.len() > 16) {
-                assert!(
-                    !logs.contains(signature),
-                    "a signature is in the logs:\n{logs}"
-                );
-            }
-        }
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// The port in the line `serving MCP over HTTP on http://ADDRESS/mcp`.
-fn bound_port(line: &str) -> Option<u16> {
-    let rest = line.split("serving MCP over HTTP on http://").nth(1)?;
-    let address = rest.split("/mcp").next()?;
-    address.rsplit(':').next()?.parse().ok()
-}
-
-// ---------------------------------------------------------------------------------------------
 // Calls
 
 async fn call(
@@ -1356,63 +1158,12 @@ async fn review_count(server: &HttpServer, token: &str, author: &Value) -> u64 {
     page["totalCount"].as_u64().expect("a count")
 }
 
-/// An HTTP client. reqwest is built without a TLS provider of its own (as in the server); the
-/// tests speak plain HTTP, but a client cannot be built without one.
-fn http_client() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::new()
-}
-
-/// A raw connection to the server, for requests no HTTP client would send.
-async fn connect(port: u16) -> tokio::net::TcpStream {
-    tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .expect("connect to the server")
-}
-
-/// Everything the server sends until it closes the connection (an error ends the reading too).
-async fn read_answer(connection: &mut tokio::net::TcpStream) -> String {
-    let mut answer = Vec::new();
-    let mut buffer = [0u8; 4096];
-    let read = async {
-        while let Ok(count) = connection.read(&mut buffer).await {
-            if count == 0 {
-                break;
-            }
-            answer.extend_from_slice(&buffer[..count]);
-        }
-    };
-    tokio::time::timeout(READ_TIMEOUT, read)
-        .await
-        .expect("the server closes the connection");
-    String::from_utf8_lossy(&answer).into_owned()
-}
-
 fn www_authenticate(response: &reqwest::Response) -> &str {
     response
         .headers()
         .get("www-authenticate")
         .and_then(|value| value.to_str().ok())
         .unwrap_or("")
-}
-
-fn bearer(token: String) -> String {
-    format!("Bearer {token}")
-}
-
-/// `token --scopes SCOPES`: the token and its tokens-file line.
-fn mint(dir: &Path, scopes: &str) -> (String, String) {
-    let mut command = common::command(dir);
-    command.args(["token", "--scopes", scopes]);
-    let minted = run(command);
-    assert!(minted.status.success(), "{}", minted.stderr);
-    let lines: Vec<&str> = minted
-        .stdout
-        .lines()
-        .filter(|line| !line.starts_with('#'))
-        .collect();
-    assert_eq!(lines.len(), 2, "{}", minted.stdout);
-    (lines[0].to_owned(), lines[1].to_owned())
 }
 
 fn path(path: &Path) -> &str {

@@ -1,14 +1,23 @@
 //! Accepting and serving HTTP/1 connections, with the limits `axum::serve` cannot set: a
-//! deadline for each request's head, a cap on open connections, and a shutdown that waits for
-//! requests in flight only so long. Entry point: [`serve`].
+//! deadline for each request's head, caps on open connections (in all, and from one address),
+//! and a shutdown that waits for requests in flight only so long. Entry point: [`serve`].
 //!
 //! axum's own loop gives hyper no timer, so hyper cannot time out a head that never ends, and
 //! its graceful shutdown waits for such a connection forever: one client that sends half a
 //! request would keep the process alive after SIGTERM.
+//!
+//! A connection is always accepted. When it would pass a cap, an idle connection gives way (see
+//! [`registry`] for which): holding a connection open without a request in flight costs a
+//! client nothing, so it must not keep anyone else out, and a probe of `/healthz` never waits
+//! behind idle sockets. Only when every candidate has a request in flight is the newcomer
+//! turned away, with 503.
+
+mod registry;
 
 use std::future::Future;
 use std::io;
-use std::pin::pin;
+use std::net::SocketAddr;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,21 +25,28 @@ use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+
+use registry::{Activity, Admitted, Caps, Registry};
 
 /// How long to wait before accepting again after an error that is not one connection's (out of
 /// file descriptors, say), so the loop does not spin while it lasts.
 const ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 
-/// The limits on connections; see the `--header-read-timeout`, `--shutdown-timeout` and
-/// `--max-connections` flags.
+/// What a connection turned away is told before it is closed.
+const TURNED_AWAY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\n\
+content-type: text/plain; charset=utf-8\r\ncontent-length: 57\r\n\r\n\
+Service Unavailable: every connection has a request open\n";
+
+/// The limits on connections; see the `--header-read-timeout`, `--shutdown-timeout`,
+/// `--max-connections` and `--max-connections-per-address` flags.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
     pub header_read_timeout: Duration,
     pub shutdown_timeout: Duration,
     pub max_connections: usize,
+    pub max_connections_per_address: usize,
 }
 
 /// Serves `app` on the connections `listener` accepts until `shutdown` completes. Then it stops
@@ -44,22 +60,37 @@ pub async fn serve(
     mut shutdown: impl Future<Output = ()> + Unpin,
 ) {
     let stop = CancellationToken::new();
-    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let registry = Arc::new(Registry::default());
+    let caps = Caps {
+        total: limits.max_connections,
+        per_address: limits.max_connections_per_address,
+    };
     let mut connections = JoinSet::new();
     loop {
         let accepted = tokio::select! {
             () = &mut shutdown => break,
             // Reap finished connections as they end, so the set holds only open ones.
             Some(_) = connections.join_next(), if !connections.is_empty() => continue,
-            accepted = accept(&listener, &slots) => accepted,
+            accepted = accept(&listener) => accepted,
         };
-        if let Some((stream, slot)) = accepted {
-            let connection = serve_connection(stream, app.clone(), limits, stop.clone());
-            connections.spawn(async move {
-                connection.await;
-                drop(slot);
-            });
-        }
+        let Some((stream, peer)) = accepted else {
+            continue;
+        };
+        let Some(admitted) = registry.admit(peer.ip(), caps) else {
+            tracing::debug!(
+                open = registry.len(),
+                "turned a connection away: every one it competes with is busy"
+            );
+            turn_away(&stream);
+            continue;
+        };
+        connections.spawn(serve_connection(
+            stream,
+            app.clone(),
+            limits,
+            stop.clone(),
+            admitted,
+        ));
     }
     drop(listener);
     stop.cancel();
@@ -85,16 +116,10 @@ pub async fn serve(
     }
 }
 
-/// The next connection, once fewer than the maximum are open; `None` after an error, which is
-/// logged.
-async fn accept(
-    listener: &TcpListener,
-    slots: &Arc<Semaphore>,
-) -> Option<(TcpStream, OwnedSemaphorePermit)> {
-    // The semaphore is never closed, so acquiring fails never; `None` would only retry.
-    let slot = Arc::clone(slots).acquire_owned().await.ok()?;
+/// The next connection and where it comes from; `None` after an error, which is logged.
+async fn accept(listener: &TcpListener) -> Option<(TcpStream, SocketAddr)> {
     match listener.accept().await {
-        Ok((stream, _)) => Some((stream, slot)),
+        Ok(accepted) => Some(accepted),
         Err(error) if is_connection_error(&error) => {
             tracing::debug!(%error, "a connection failed while being accepted");
             None
@@ -105,6 +130,12 @@ async fn accept(
             None
         }
     }
+}
+
+/// Tells a connection turned away why, as far as its socket takes without waiting, before it is
+/// closed (when `stream` is dropped).
+fn turn_away(stream: &TcpStream) {
+    let _ = stream.try_write(TURNED_AWAY);
 }
 
 /// Errors that concern the one connection being accepted, not the listener.
@@ -118,17 +149,36 @@ fn is_connection_error(error: &io::Error) -> bool {
 }
 
 /// Serves one connection until it closes. When `stop` is cancelled, hyper finishes the request
-/// in progress, if any, and closes the connection instead of keeping it alive.
-async fn serve_connection(stream: TcpStream, app: Router, limits: Limits, stop: CancellationToken) {
+/// in progress, if any, and closes the connection instead of keeping it alive. When the
+/// connection must give way to a newer one, it is closed at once, or, if a request began
+/// meanwhile, after that request.
+async fn serve_connection(
+    stream: TcpStream,
+    app: Router,
+    limits: Limits,
+    stop: CancellationToken,
+    admitted: Admitted,
+) {
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_read_timeout);
-    let mut connection =
-        pin!(builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app)));
+    let service = Tracked {
+        inner: TowerToHyperService::new(app),
+        activity: Arc::clone(&admitted.activity),
+    };
+    let mut connection = pin!(builder.serve_connection(TokioIo::new(stream), service));
     let result = tokio::select! {
         result = connection.as_mut() => result,
         () = stop.cancelled() => {
+            connection.as_mut().graceful_shutdown();
+            connection.await
+        }
+        () = admitted.evict.cancelled() => {
+            if !admitted.activity.is_busy() {
+                tracing::debug!("closed an idle connection to make room for a new one");
+                return;
+            }
             connection.as_mut().graceful_shutdown();
             connection.await
         }
@@ -136,5 +186,32 @@ async fn serve_connection(stream: TcpStream, app: Router, limits: Limits, stop: 
     if let Err(error) = result {
         // A client that goes away or is too slow is no news for the operator.
         tracing::debug!(%error, "a connection ended with an error");
+    }
+}
+
+/// A connection's service that marks each request in flight until its answer is ready, so the
+/// connection counts as busy meanwhile (see [`registry`]).
+struct Tracked<S> {
+    inner: S,
+    activity: Arc<Activity>,
+}
+
+impl<S, R> hyper::service::Service<R> for Tracked<S>
+where
+    S: hyper::service::Service<R>,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + Send>>;
+
+    fn call(&self, request: R) -> Self::Future {
+        let in_flight = self.activity.start();
+        let answer = self.inner.call(request);
+        Box::pin(async move {
+            let answer = answer.await;
+            drop(in_flight);
+            answer
+        })
     }
 }

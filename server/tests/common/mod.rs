@@ -13,9 +13,12 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
+mod http_server;
 mod session;
 
 // Each test binary uses a different subset of the harness.
+#[allow(unused_imports)]
+pub use http_server::{HttpServer, bearer, connect, http_client, http_command, mint, read_answer};
 #[allow(unused_imports)]
 pub use session::{Session, structured, unexpected_reference};
 
