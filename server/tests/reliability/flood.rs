@@ -92,6 +92,13 @@ fn send_searches(session: &mut Session) -> Vec<u64> {
 fn cancelled_requests_and_reused_ids_never_hold_up_later_requests() {
     let dir = TempDir::new("cancel");
     let mut session = Session::start(&dir.path().join("cancel.db"), dir.path());
+    // The same id twice, in one write so that the server reads both at once: the second
+    // arrives while the first is still in flight.
+    let reused = session.id();
+    let call = json!({"jsonrpc": "2.0", "id": reused, "method": "tools/call",
+        "params": {"name": "movies_search", "arguments": {"limit": 50}}})
+    .to_string();
+    session.server.send_line(&format!("{call}\n{call}"));
     // Twice as many as may be in flight: were a cancelled request still counted, reading would
     // stop half-way and the ping below would never be answered.
     let cancelled: Vec<u64> = (0..2 * MAX_IN_FLIGHT)
@@ -107,13 +114,6 @@ fn cancelled_requests_and_reused_ids_never_hold_up_later_requests() {
             id
         })
         .collect();
-    // The same id twice in a row: the second arrives while the first is still in flight.
-    let reused = session.id();
-    for _ in 0..2 {
-        session
-            .server
-            .send_call(reused, "movies_search", json!({"limit": 50}));
-    }
     let ping = session.id();
     session
         .server
