@@ -122,9 +122,9 @@ impl Connections {
 }
 
 impl Pooled<'_> {
-    /// Closes the connection instead of giving it back: after a failed write SQLite may have
-    /// rolled the transaction back by itself, which sqlx does not track, so the connection's
-    /// state is no longer known. The next call opens a fresh one.
+    /// Closes the connection instead of giving it back, after a write that failed (an I/O
+    /// error, a full disk): the next write starts on a fresh connection rather than on one whose
+    /// state after the failure no one has checked.
     pub(super) fn discard(mut self) {
         drop(self.connection.take());
     }

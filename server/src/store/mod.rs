@@ -20,8 +20,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rusqlite::{Params, Row, ToSql};
+use sqlx::SqliteConnection;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
-use sqlx::{Connection as _, SqliteConnection};
 use tokio::runtime::{Handle, RuntimeFlavor};
 use uuid::Uuid;
 
@@ -211,18 +211,18 @@ impl Store {
         self.connections.get_for_writing().await
     }
 
-    /// Runs `write` in a transaction of its own and commits it: a write is reported done only
-    /// once its commit has succeeded. Without the explicit commit, SQLite reports a commit that
-    /// fails (a full disk) only when the statement is stepped to its end, which reading the one
-    /// row a `RETURNING` gives does not do, and the write would be acknowledged and lost. A
-    /// connection whose write failed is closed rather than reused (see [`Pooled::discard`]).
+    /// Runs `write`, one statement in autocommit mode, on the writing connection. The statement
+    /// must be stepped to its end (`fetch_all`, `execute`), not read for its first row only:
+    /// SQLite commits it, and reports a commit that fails (a full disk), at that last step, so a
+    /// statement read only for the one row a `RETURNING` gives would be acknowledged and lost.
+    /// A connection whose write failed is closed rather than reused (see [`Pooled::discard`]).
     async fn write<T>(
         &self,
         write: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, sqlx::Error>,
     ) -> Result<T, StoreError> {
         let mut writer = self.writer().await?;
         self.check_file()?;
-        match commit(&mut writer, write).await {
+        match write(&mut writer).await {
             Ok(value) => Ok(value),
             Err(error) => {
                 writer.discard();
@@ -281,18 +281,6 @@ impl Store {
         self.readers.close().await;
         self.connections.close().await;
     }
-}
-
-/// Runs `write` inside a transaction on `connection`, then commits it. Dropped half-way (a
-/// cancelled call), the transaction is rolled back when the connection is next used.
-async fn commit<T>(
-    connection: &mut SqliteConnection,
-    write: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, sqlx::Error>,
-) -> Result<T, sqlx::Error> {
-    let mut transaction = connection.begin().await?;
-    let value = write(&mut transaction).await?;
-    transaction.commit().await?;
-    Ok(value)
 }
 
 /// Runs `work`, which blocks on SQLite, where the current runtime allows it: inside
