@@ -1,5 +1,5 @@
 //! What a declared tool does with the arguments a model sends: the exact text of every kind of
-//! failure, the leniencies SPEC.md part 2 promises (`{}` for no arguments, `null`, `5.0`),
+//! failure, the leniencies the tools promise (`{}` for no arguments, `null`, `5.0`),
 //! existence checks, unexpected errors and how results are encoded.
 //!
 //! Each test runs small example declarations through `toolkit::call`, the same code path an

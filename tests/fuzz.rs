@@ -1135,7 +1135,7 @@ fn row_of(review: &Value) -> Row {
     }
 }
 
-/// The mean of `stars` to one decimal place, half away from zero, as SPEC.md says.
+/// The mean of `stars` to one decimal place, half away from zero, as the tools promise.
 fn average(stars: &[u64]) -> Option<f64> {
     let count = stars.len() as u64;
     if count == 0 {

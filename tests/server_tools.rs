@@ -1,4 +1,4 @@
-//! The six tools end to end, as SPEC.md states them: a real rmcp client talks to the server
+//! The six tools end to end, as their contract states them: a real rmcp client talks to the server
 //! in-process over a pipe, and the server runs on a real SQLite file in a temporary folder.
 //!
 //! Most tests use a small hand-made catalogue (`fixture`) whose every order, tie and average is

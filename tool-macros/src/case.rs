@@ -15,7 +15,7 @@ pub fn wire_name(field: &str) -> String {
     name
 }
 
-/// `movieId` → `MovieId`: how SPEC.md names an argument in a `Validation Failed` message.
+/// `movieId` → `MovieId`: how an argument is named in a `Validation Failed` message.
 pub fn label(wire_name: &str) -> String {
     capitalised(wire_name)
 }

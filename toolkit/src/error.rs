@@ -113,7 +113,7 @@ impl Violations {
     }
 }
 
-/// The one-line message of SPEC.md part 2:
+/// The one-line message every broken rule gets:
 /// `Validation Failed: Stars: … Correct the arguments and call the tool again.`
 impl fmt::Display for Violations {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
