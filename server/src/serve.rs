@@ -29,7 +29,7 @@ to get the next. Deleting is permanent: confirm with the user first.";
 #[derive(Clone)]
 pub struct MovieReviews {
     pub(crate) store: Store,
-    tools: Arc<ToolRouter<MovieReviews>>,
+    tools: Arc<ToolRouter<Store>>,
 }
 
 impl MovieReviews {
@@ -107,7 +107,7 @@ impl ServerHandler for MovieReviews {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.tools
-            .call(ToolCallContext::new(self, request, context))
+            .call(ToolCallContext::new(&self.store, request, context))
             .await
     }
 

@@ -4,7 +4,7 @@ use toolkit::{Run, Tool, ToolError};
 
 use super::{group_reviews, search_term};
 use crate::model::{Author, Page};
-use crate::serve::MovieReviews;
+use crate::store::Store;
 
 /// Finds authors by first name, last name or full name, ignoring case, in last-name order.
 /// Leave the query empty to browse every author a page at a time.
@@ -33,11 +33,10 @@ pub struct AuthorsSearch {
     pub include_reviews: bool,
 }
 
-impl Run<MovieReviews> for AuthorsSearch {
-    async fn run(self, server: &MovieReviews) -> Result<Page<Author>, ToolError> {
+impl Run<Store> for AuthorsSearch {
+    async fn run(self, store: &Store) -> Result<Page<Author>, ToolError> {
         let query = search_term(self.query.as_deref());
-        let (rows, reviews) = server
-            .store
+        let (rows, reviews) = store
             .search_authors(
                 query.as_deref(),
                 self.offset,

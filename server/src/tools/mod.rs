@@ -22,8 +22,7 @@ pub use reviews_list::ReviewsList;
 pub use reviews_write::ReviewsWrite;
 
 use crate::model::{Author, Movie, Review};
-use crate::serve::MovieReviews;
-use crate::store::{ReviewRow, fold};
+use crate::store::{ReviewRow, Store, fold};
 
 impl Entity for Movie {
     const NAME: &'static str = "movie";
@@ -40,26 +39,26 @@ impl Entity for Review {
     const LISTED_BY: &'static [&'static str] = &["reviews_list"];
 }
 
-impl Exists<Movie> for MovieReviews {
+impl Exists<Movie> for Store {
     async fn exists(&self, id: Uuid) -> Result<bool, ToolError> {
-        Ok(self.store.movie_exists(id).await?)
+        Ok(self.movie_exists(id).await?)
     }
 }
 
-impl Exists<Author> for MovieReviews {
+impl Exists<Author> for Store {
     async fn exists(&self, id: Uuid) -> Result<bool, ToolError> {
-        Ok(self.store.author_exists(id).await?)
+        Ok(self.author_exists(id).await?)
     }
 }
 
-impl Exists<Review> for MovieReviews {
+impl Exists<Review> for Store {
     async fn exists(&self, id: Uuid) -> Result<bool, ToolError> {
-        Ok(self.store.review_exists(id).await?)
+        Ok(self.review_exists(id).await?)
     }
 }
 
 /// Every tool of the server, assembled once at start-up.
-pub fn router() -> Result<ToolRouter<MovieReviews>, ToolboxError> {
+pub fn router() -> Result<ToolRouter<Store>, ToolboxError> {
     toolbox().build()
 }
 
@@ -83,7 +82,7 @@ pub fn declared_scopes() -> Result<Vec<(String, Option<&'static str>)>, ToolboxE
 }
 
 /// The one list of the server's tools.
-fn toolbox() -> Toolbox<MovieReviews> {
+fn toolbox() -> Toolbox<Store> {
     Toolbox::new()
         .tool::<MoviesSearch>()
         .tool::<MoviesGet>()

@@ -4,7 +4,7 @@ use toolkit::{Run, Tool, ToolError};
 use uuid::Uuid;
 
 use crate::model::{Movie, Review};
-use crate::serve::MovieReviews;
+use crate::store::Store;
 
 /// Gets one movie with its review count, average stars and every review, including each
 /// author's name. Find movie ids with movies_search or reviews_list.
@@ -17,9 +17,9 @@ pub struct MoviesGet {
     pub movie_id: Uuid,
 }
 
-impl Run<MovieReviews> for MoviesGet {
-    async fn run(self, server: &MovieReviews) -> Result<Movie, ToolError> {
-        let Some((movie, reviews)) = server.store.movie_with_reviews(self.movie_id).await? else {
+impl Run<Store> for MoviesGet {
+    async fn run(self, store: &Store) -> Result<Movie, ToolError> {
+        let Some((movie, reviews)) = store.movie_with_reviews(self.movie_id).await? else {
             return Err(ToolError::not_found::<Movie>(self.movie_id));
         };
         let reviews = reviews.into_iter().map(Review::from).collect();

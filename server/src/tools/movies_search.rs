@@ -4,7 +4,7 @@ use toolkit::{Run, Tool, ToolError};
 
 use super::{group_reviews, search_term};
 use crate::model::{Movie, Page};
-use crate::serve::MovieReviews;
+use crate::store::Store;
 
 /// Finds movies whose title contains a search term, ignoring case, in title order. Leave the
 /// query empty to browse every movie a page at a time.
@@ -32,11 +32,10 @@ pub struct MoviesSearch {
     pub include_reviews: bool,
 }
 
-impl Run<MovieReviews> for MoviesSearch {
-    async fn run(self, server: &MovieReviews) -> Result<Page<Movie>, ToolError> {
+impl Run<Store> for MoviesSearch {
+    async fn run(self, store: &Store) -> Result<Page<Movie>, ToolError> {
         let query = search_term(self.query.as_deref());
-        let (rows, reviews) = server
-            .store
+        let (rows, reviews) = store
             .search_movies(
                 query.as_deref(),
                 self.offset,

@@ -4,7 +4,7 @@ use toolkit::{Run, Tool, ToolError};
 use uuid::Uuid;
 
 use crate::model::{Deleted, Review};
-use crate::serve::MovieReviews;
+use crate::store::Store;
 
 /// Permanently deletes a review. This cannot be undone: before calling it, tell the user which
 /// review will be deleted (its movie, author and stars, from reviews_list) and ask them to
@@ -18,9 +18,9 @@ pub struct ReviewsDelete {
     pub review_id: Uuid,
 }
 
-impl Run<MovieReviews> for ReviewsDelete {
-    async fn run(self, server: &MovieReviews) -> Result<Deleted, ToolError> {
-        if !server.store.delete_review(self.review_id).await? {
+impl Run<Store> for ReviewsDelete {
+    async fn run(self, store: &Store) -> Result<Deleted, ToolError> {
+        if !store.delete_review(self.review_id).await? {
             return Err(ToolError::not_found::<Review>(self.review_id));
         }
         Ok(Deleted {

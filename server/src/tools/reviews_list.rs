@@ -4,8 +4,7 @@ use toolkit::{Run, Tool, ToolError};
 use uuid::Uuid;
 
 use crate::model::{Author, Movie, Page, Review};
-use crate::serve::MovieReviews;
-use crate::store::ReviewFilter;
+use crate::store::{ReviewFilter, Store};
 
 /// Lists reviews with their star rating and the title and author of each, in movie-title order.
 /// Filter by movie, by author, or both, or pass a reviewId to get one review.
@@ -35,10 +34,10 @@ pub struct ReviewsList {
     pub limit: u32,
 }
 
-impl Run<MovieReviews> for ReviewsList {
-    async fn run(self, server: &MovieReviews) -> Result<Page<Review>, ToolError> {
+impl Run<Store> for ReviewsList {
+    async fn run(self, store: &Store) -> Result<Page<Review>, ToolError> {
         if let Some(id) = self.review_id {
-            let Some(review) = server.store.review(id).await? else {
+            let Some(review) = store.review(id).await? else {
                 return Err(ToolError::not_found::<Review>(id));
             };
             return Ok(Page::new(vec![review.into()], 1, 0));
@@ -47,10 +46,7 @@ impl Run<MovieReviews> for ReviewsList {
             movie_id: self.movie_id,
             author_id: self.author_id,
         };
-        let rows = server
-            .store
-            .list_reviews(filter, self.offset, self.limit)
-            .await?;
+        let rows = store.list_reviews(filter, self.offset, self.limit).await?;
         Ok(Page::from_rows(rows, self.offset, Review::from))
     }
 }

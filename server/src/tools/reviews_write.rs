@@ -4,8 +4,7 @@ use toolkit::{Run, Tool, ToolError, Violations};
 use uuid::Uuid;
 
 use crate::model::{Author, Movie, Review};
-use crate::serve::MovieReviews;
-use crate::store::NewReview;
+use crate::store::{NewReview, Store};
 
 /// Creates a review of a movie by an author, or changes the stars of an existing review when
 /// reviewId is passed. A review's movie and author can't change.
@@ -33,15 +32,15 @@ pub struct ReviewsWrite {
     pub review_id: Option<Uuid>,
 }
 
-impl Run<MovieReviews> for ReviewsWrite {
+impl Run<Store> for ReviewsWrite {
     /// A review keeps its movie and author: passing others with `reviewId` is a broken rule,
     /// reported before any id is looked up (so a `movieId` that names nothing is still "can't
     /// change", not Not Found). A `reviewId` that names nothing is left to its existence check.
-    async fn check(&self, server: &MovieReviews) -> Result<(), ToolError> {
+    async fn check(&self, store: &Store) -> Result<(), ToolError> {
         let Some(review_id) = self.review_id else {
             return Ok(());
         };
-        let Some(review) = server.store.review(review_id).await? else {
+        let Some(review) = store.review(review_id).await? else {
             return Ok(());
         };
         let mut violations = Violations::default();
@@ -58,11 +57,10 @@ impl Run<MovieReviews> for ReviewsWrite {
         }
     }
 
-    async fn run(self, server: &MovieReviews) -> Result<Review, ToolError> {
+    async fn run(self, store: &Store) -> Result<Review, ToolError> {
         let stars = i64::from(self.stars);
         let saved = match self.review_id {
-            Some(review_id) => server
-                .store
+            Some(review_id) => store
                 .set_review_stars(review_id, stars)
                 .await?
                 .ok_or_else(|| ToolError::not_found::<Review>(review_id))?,
@@ -79,10 +77,10 @@ impl Run<MovieReviews> for ReviewsWrite {
                     author_id,
                     stars,
                 };
-                match server.store.create_review(&review).await? {
+                match store.create_review(&review).await? {
                     Some(saved) => saved,
                     // Both existed when checked; one has gone since.
-                    None if !server.store.movie_exists(movie_id).await? => {
+                    None if !store.movie_exists(movie_id).await? => {
                         return Err(ToolError::not_found::<Movie>(movie_id));
                     }
                     None => return Err(ToolError::not_found::<Author>(author_id)),
