@@ -1,11 +1,13 @@
 //! Who may call the tools over HTTP: bearer tokens checked against static tokens (hashes kept
 //! by the operator, [`tokens`]) and JWT access tokens from an OAuth authorization server
-//! ([`jwt`]). The HTTP layer asks [`Auth::check`] for the [`Caller`] a token stands for, then
-//! compares the caller's scopes with the scope the tool declares.
+//! ([`jwt`], checked against the issuer's keys from `jwks`). The HTTP layer asks
+//! [`Auth::check`] for the [`Caller`] a token stands for, then compares the caller's scopes with
+//! the scope the tool declares.
 //!
 //! A token never leaves this module except as the `&str` being checked: no type here holds
 //! one, so no `Debug` or log line can print one.
 
+mod jwks;
 pub mod jwt;
 pub mod tokens;
 
