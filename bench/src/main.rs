@@ -871,7 +871,7 @@ async fn store_calls(path: &Path, calls: &[Call]) -> Result<(RunResult, Vec<Uuid
                     id: Uuid::new_v4(),
                     movie_id: *movie,
                     author_id: *author,
-                    stars: i64::from(*stars),
+                    stars: *stars,
                 };
                 let ok = store.movie_exists(*movie).await?
                     && store.author_exists(*author).await?

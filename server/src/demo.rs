@@ -230,7 +230,7 @@ const SPECIAL_AUTHORS: &[(&str, &str)] = &[
 
 /// Stars given to the first movies and authors so that their averages land exactly on a
 /// midpoint: 13/4 = 3.25 shows as 3.3, 11/4 = 2.75 as 2.8, 10/3 as 3.3.
-const MIDPOINT_STARS: &[&[i64]] = &[&[3, 3, 3, 4], &[2, 3, 3, 3], &[3, 3, 4]];
+const MIDPOINT_STARS: &[&[u8]] = &[&[3, 3, 3, 4], &[2, 3, 3, 3], &[3, 3, 4]];
 
 /// One movie in this many, and one author in this many, gets no reviews at all.
 const UNREVIEWED_EVERY: usize = 8;
@@ -329,7 +329,7 @@ fn generate_reviews(
             id: rng.uuid(),
             movie_id: movies[movie].id,
             author_id: authors[author].id,
-            stars: 1 + rng.below(5) as i64,
+            stars: 1 + rng.below(5) as u8,
         });
     }
     reviews
@@ -443,7 +443,7 @@ mod tests {
             .iter()
             .filter(|t| titles.iter().filter(|u| u == t).count() > 1);
         assert!(remakes.count() >= 2, "remakes");
-        let stars_of = |id: Uuid| -> Vec<i64> {
+        let stars_of = |id: Uuid| -> Vec<u8> {
             data.reviews
                 .iter()
                 .filter(|r| r.movie_id == id)

@@ -65,7 +65,7 @@ impl Movie {
         Movie {
             id: row.id,
             title: row.title,
-            review_count: count(row.review_count),
+            review_count: row.review_count,
             average_stars: average_stars(row.review_count, row.star_total),
             reviews,
         }
@@ -95,7 +95,7 @@ impl Author {
         Author {
             id: row.id,
             name: full_name(&row.first_name, &row.last_name),
-            review_count: count(row.review_count),
+            review_count: row.review_count,
             average_stars: average_stars(row.review_count, row.star_total),
             reviews,
         }
@@ -125,8 +125,7 @@ impl From<ReviewRow> for Review {
     fn from(row: ReviewRow) -> Review {
         Review {
             id: row.id,
-            // The database checks 1 to 5, so this never saturates.
-            stars: u8::try_from(row.stars).unwrap_or(u8::MAX),
+            stars: row.stars,
             movie_id: row.movie_id,
             movie_title: row.movie_title,
             author_id: row.author_id,
@@ -152,17 +151,13 @@ pub fn full_name(first: &str, last: &str) -> String {
 
 /// The mean of the stars to one decimal place, half away from zero (3.25 → 3.3, 10/3 → 3.3);
 /// `None` without reviews. Computed in integers so no midpoint is lost to binary floats.
-pub fn average_stars(review_count: i64, star_total: i64) -> Option<f64> {
-    if review_count <= 0 {
+pub fn average_stars(review_count: u64, star_total: u64) -> Option<f64> {
+    if review_count == 0 {
         return None;
     }
     // Stars are positive, so half away from zero is half up: floor(10·total/count + 1/2).
     let tenths = (20 * star_total + review_count) / (2 * review_count);
     Some(tenths as f64 / 10.0)
-}
-
-fn count(value: i64) -> u64 {
-    u64::try_from(value).unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@ pub struct AuthorRow {
     pub id: Uuid,
     pub first_name: String,
     pub last_name: String,
-    pub review_count: i64,
-    pub star_total: i64,
+    pub review_count: u64,
+    pub star_total: u64,
 }
 
 /// An author to insert.

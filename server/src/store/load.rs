@@ -272,8 +272,8 @@ const RANK_STEP: i64 = 1 << 32;
 /// How many reviews a movie or an author has, and their stars added up.
 #[derive(Default)]
 struct Counts {
-    reviews: i64,
-    stars: i64,
+    reviews: u64,
+    stars: u64,
 }
 
 /// A movie with its folded title, its rank in title order and its counts.
@@ -312,7 +312,7 @@ struct PlacedReview {
     movie_rank: i64,
     author_rank: i64,
     id: Uuid,
-    stars: i64,
+    stars: u8,
     movie: usize,
     author: usize,
 }
@@ -409,7 +409,7 @@ fn reviews_in_order(
         };
         for counts in [&mut movies[movie].counts, &mut authors[author].counts] {
             counts.reviews += 1;
-            counts.stars += review.stars;
+            counts.stars += u64::from(review.stars);
         }
         placed.push(PlacedReview {
             movie_rank: movies[movie].rank,

@@ -366,14 +366,14 @@ fn read_page<T: TableRow>(
     values: (impl ToSql, impl ToSql),
     offset: u32,
     limit: u32,
-    count: impl FnOnce() -> rusqlite::Result<i64>,
+    count: impl FnOnce() -> rusqlite::Result<u64>,
 ) -> rusqlite::Result<Rows<T>> {
     let items: Vec<T> = read_rows(connection, sql, (values.0, values.1, limit, offset))?;
     let shown = items.len() as u64;
     let total = if shown < u64::from(limit) && (shown > 0 || offset == 0) {
         u64::from(offset) + shown
     } else {
-        u64::try_from(count()?).unwrap_or(0)
+        count()?
     };
     Ok(Rows { items, total })
 }
@@ -383,7 +383,7 @@ fn read_number(
     connection: &rusqlite::Connection,
     sql: &str,
     values: impl Params,
-) -> rusqlite::Result<i64> {
+) -> rusqlite::Result<u64> {
     connection
         .prepare_cached(sql)?
         .query_row(values, |row| row.get(0))

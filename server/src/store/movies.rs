@@ -11,8 +11,8 @@ use super::{ReviewRow, Rows, Store, StoreError, TableRow, read_rows, search};
 pub struct MovieRow {
     pub id: Uuid,
     pub title: String,
-    pub review_count: i64,
-    pub star_total: i64,
+    pub review_count: u64,
+    pub star_total: u64,
 }
 
 /// A movie to insert.

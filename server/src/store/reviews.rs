@@ -11,7 +11,7 @@ use super::{Rows, Store, StoreError, TableRow, page_sql, read_number, read_page,
 #[derive(Debug, Clone, PartialEq, FromRow)]
 pub struct ReviewRow {
     pub id: Uuid,
-    pub stars: i64,
+    pub stars: u8,
     pub movie_id: Uuid,
     pub movie_title: String,
     pub author_id: Uuid,
@@ -25,7 +25,7 @@ pub struct NewReview {
     pub id: Uuid,
     pub movie_id: Uuid,
     pub author_id: Uuid,
-    pub stars: i64,
+    pub stars: u8,
 }
 
 /// Which reviews a page lists.
@@ -152,7 +152,7 @@ impl Store {
     pub async fn set_review_stars(
         &self,
         id: Uuid,
-        stars: i64,
+        stars: u8,
     ) -> Result<Option<ReviewRow>, StoreError> {
         let sql = format!("UPDATE reviews SET stars = ?2 WHERE id = ?1 RETURNING {REVIEW_COLUMNS}");
         self.write(async |connection| {

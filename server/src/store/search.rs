@@ -110,13 +110,13 @@ type SearchedTerm = (&'static str, String);
 /// How many rows matched a term, in which version of the catalogue.
 struct KeptCount {
     catalogue: i64,
-    matches: i64,
+    matches: u64,
 }
 
 impl MatchCounts {
     // The lock is held only for a lookup or an insert, neither of which can panic; a poisoned
     // lock would still hold a consistent map.
-    fn get(&self, table: &'static str, term: &str, catalogue: i64) -> Option<i64> {
+    fn get(&self, table: &'static str, term: &str, catalogue: i64) -> Option<u64> {
         let counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
         match counts.get(&(table, term.to_owned())) {
             Some(kept) if kept.catalogue == catalogue => Some(kept.matches),
@@ -124,7 +124,7 @@ impl MatchCounts {
         }
     }
 
-    fn keep(&self, table: &'static str, term: &str, catalogue: i64, matches: i64) {
+    fn keep(&self, table: &'static str, term: &str, catalogue: i64, matches: u64) {
         let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
         if counts.len() >= KEPT_COUNTS {
             counts.clear();
@@ -188,11 +188,10 @@ pub(super) fn search<T: TableRow>(
             matches
         }
     };
-    let total = u64::try_from(matches).unwrap_or(0);
     if matches == 0 {
         return Ok(Rows {
             items: Vec::new(),
-            total,
+            total: matches,
         });
     }
     if rows_in_order {
@@ -206,7 +205,10 @@ pub(super) fn search<T: TableRow>(
             columns = T::COLUMNS
         );
         let items = read_rows(connection, &sql, (&phrase, None::<i64>, limit, offset))?;
-        return Ok(Rows { items, total });
+        return Ok(Rows {
+            items,
+            total: matches,
+        });
     }
     let sorted_cost = matches as f64 * SORT_OVER_WALK;
     let walked_cost = (f64::from(offset) + f64::from(limit)) * rows as f64 / matches as f64;
@@ -236,13 +238,19 @@ pub(super) fn search<T: TableRow>(
             )?
         };
         if items.len() == limit as usize || everything {
-            return Ok(Rows { items, total });
+            return Ok(Rows {
+                items,
+                total: matches,
+            });
         }
     }
     let from = format!("{table} WHERE rowid IN (SELECT rowid FROM {index} WHERE {index} MATCH ?1)");
     let sql = page_sql::<T>(&from, order);
     let items = read_rows(connection, &sql, (&phrase, None::<i64>, limit, offset))?;
-    Ok(Rows { items, total })
+    Ok(Rows {
+        items,
+        total: matches,
+    })
 }
 
 /// An FTS5 query for `term` taken literally: one phrase, in double quotes, with any double

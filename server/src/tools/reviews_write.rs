@@ -58,7 +58,8 @@ impl Run<Store> for ReviewsWrite {
     }
 
     async fn run(self, store: &Store) -> Result<Review, ToolError> {
-        let stars = i64::from(self.stars);
+        // The declared range, 1 to 5, fits a u8.
+        let stars = u8::try_from(self.stars)?;
         let saved = match self.review_id {
             Some(review_id) => store
                 .set_review_stars(review_id, stars)

@@ -1,6 +1,7 @@
 //! The server under conditions the tools alone cannot bring about, each checked against the
 //! built binary on a real database file: a full disk, a client that floods stdin and reads
-//! nothing, malformed JSON-RPC envelopes.
+//! nothing, malformed JSON-RPC envelopes, the database file deleted, replaced or damaged, and
+//! stored values the tools' contract cannot hold.
 
 // Each test binary uses a different subset of the shared harness.
 #[allow(dead_code)]
@@ -11,3 +12,4 @@ mod database_file;
 mod flood;
 mod full_disk;
 mod protocol;
+mod stored_values;
