@@ -29,6 +29,8 @@
 //! target/release/bench --size small --calls 5000 --in-flight 1 --mix get=4,search=3,list=2,write=1
 //! ```
 
+#![forbid(unsafe_code)]
+
 use movie_reviews_mcp::demo::SplitMix64;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};

@@ -13,6 +13,8 @@
 //! - [`stdio`]: serving on stdin and stdout.
 //! - [`jsonrpc`]: one JSON-RPC message as either transport reads it, before rmcp does.
 
+#![forbid(unsafe_code)]
+
 pub mod auth;
 pub mod cli;
 pub mod demo;

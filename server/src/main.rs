@@ -1,5 +1,7 @@
 //! `movie-reviews-mcp`: parse the command line, log to stderr (stdout belongs to MCP), run.
 
+#![forbid(unsafe_code)]
+
 use std::io::IsTerminal;
 use std::process::ExitCode;
 

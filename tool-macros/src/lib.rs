@@ -5,6 +5,8 @@
 //! into a checked [`model`] (reporting every mistake at once through [`ctxt`]), and [`expand`]
 //! writes the code. Users read the vocabulary in `toolkit`'s crate docs.
 
+#![forbid(unsafe_code)]
+
 mod ast;
 mod attr;
 mod case;

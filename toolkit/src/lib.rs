@@ -416,6 +416,8 @@
 //! One call runs: parse and validate every argument → [`Run::check`] → every `exists` check, in
 //! argument order → [`Run::run`] → encode the result.
 
+#![forbid(unsafe_code)]
+
 mod error;
 mod parse;
 mod route;
