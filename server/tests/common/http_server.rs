@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -13,7 +13,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
-use super::{EXIT_TIMEOUT, READ_TIMEOUT, run};
+use super::{EXIT_TIMEOUT, READ_TIMEOUT, exit_within, run};
 
 /// The binary serving HTTP on a free loopback port, its stderr collected as it arrives (at trace
 /// level, so the no-token-in-logs check sees everything). Killed on drop if still running.
@@ -155,17 +155,8 @@ impl HttpServer {
 
     /// Waits up to `timeout` for the server to exit, and expects status 0.
     pub fn expect_exit_success(&mut self, timeout: Duration) {
-        let deadline = Instant::now() + timeout;
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "no exit after SIGTERM:\n{}",
-                self.logs()
-            );
-            std::thread::sleep(Duration::from_millis(20));
+        let Some(status) = exit_within(&mut self.child, timeout) else {
+            panic!("no exit after SIGTERM:\n{}", self.logs());
         };
         assert!(status.success(), "{status}:\n{}", self.logs());
     }

@@ -4,12 +4,11 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -43,33 +42,21 @@ pub const TOOLS: [&str; 6] = [
     "reviews_write",
 ];
 
-/// A fresh folder under the system temp dir, removed on drop.
-pub struct TempDir(PathBuf);
+/// A fresh folder under the system temp dir, its name starting with the test's label, removed
+/// on drop.
+pub struct TempDir(tempfile::TempDir);
 
 impl TempDir {
     pub fn new(label: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|since| since.subsec_nanos())
-            .unwrap_or(0);
-        let path = std::env::temp_dir().join(format!(
-            "movie-reviews-mcp-{label}-{}-{}-{nanos}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed),
-        ));
-        std::fs::create_dir_all(&path).expect("create a temp dir");
-        TempDir(path)
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("movie-reviews-mcp-{label}-"))
+            .tempdir()
+            .expect("create a temp dir");
+        TempDir(dir)
     }
 
     pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        self.0.path()
     }
 }
 
@@ -295,17 +282,8 @@ impl Server {
 
     /// Waits for the process to exit by itself; fails the test after `timeout`.
     pub fn wait_for_exit(&mut self, timeout: Duration) -> ExitStatus {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("poll the server") {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the server did not exit within {timeout:?}"
-            );
-            thread::sleep(Duration::from_millis(20));
-        }
+        exit_within(&mut self.child, timeout)
+            .unwrap_or_else(|| panic!("the server did not exit within {timeout:?}"))
     }
 
     /// What the server has written on stderr so far.
@@ -437,6 +415,20 @@ pub fn command(cwd: &Path) -> Command {
     command
 }
 
+/// The status `child` exits with, polled until `timeout`; `None` if it is still running then.
+pub fn exit_within(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(status) = child.try_wait().expect("poll the process") {
+            return Some(status);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// Runs `command` to its end, failing the test (and killing it) after `RUN_TIMEOUT`.
 pub fn run(mut command: Command) -> Run {
     let mut child = command
@@ -447,17 +439,10 @@ pub fn run(mut command: Command) -> Run {
         .expect("spawn the binary");
     let stdout = read_in_background(child.stdout.take().expect("piped stdout"));
     let stderr = read_in_background(child.stderr.take().expect("piped stderr"));
-    let deadline = Instant::now() + RUN_TIMEOUT;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("poll the binary") {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{command:?} did not finish within {RUN_TIMEOUT:?}");
-        }
-        thread::sleep(Duration::from_millis(10));
+    let Some(status) = exit_within(&mut child, RUN_TIMEOUT) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("{command:?} did not finish within {RUN_TIMEOUT:?}");
     };
     let collect = |receiver: Receiver<String>| {
         receiver
