@@ -5,10 +5,10 @@
 //! updated its movie, its author and the totals, and went into four indexes at a random place.
 //! So the load drops the three tables' indexes and triggers (keeping their definitions, read
 //! back from `sqlite_master`, so the migrations stay the one place they are written), inserts
-//! the rows with the counts and ranks worked out here, then creates the indexes again (sorting
-//! once is far cheaper than millions of random inserts) and rebuilds the search indexes. All of
-//! it is one transaction: another process sees the old data or the new, never a half-loaded
-//! database, and a failure leaves the old data as it was.
+//! the rows with the counts and ranks worked out in `rank`, then creates the indexes again
+//! (sorting once is far cheaper than millions of random inserts) and rebuilds the search
+//! indexes. All of it is one transaction: another process sees the old data or the new, never
+//! a half-loaded database, and a failure leaves the old data as it was.
 //!
 //! The rows go in through rusqlite, one prepared statement per table (14 µs a review through
 //! sqlx, whose every batch was a new statement bound value by value and handed to its
@@ -19,13 +19,12 @@
 //! indexes, where rows inserted at random places took 34 s, three review-order indexes of
 //! copied titles and names 60 s, and the two indexes sorted in one run in memory 25 s.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
-use uuid::Uuid;
 
-use super::{BUSY_TIMEOUT, NewAuthor, NewMovie, NewReview, StoreError, fold};
+use super::rank::{authors_in_order, movies_in_order, reviews_in_order};
+use super::{BUSY_TIMEOUT, NewAuthor, NewMovie, NewReview, StoreError};
 
 /// The page cache while the indexes are built, in KiB as a negative `cache_size` wants it.
 /// SQLite's sorter takes runs as big as the page cache, sorts each in memory, and merges them
@@ -262,164 +261,4 @@ fn report(progress: Progress<'_>, stage: &'static str, done: usize, total: usize
     if done.is_multiple_of(ROWS_PER_REPORT) || done == total {
         progress(stage, done as u64, total as u64);
     }
-}
-
-/// How far apart a load puts the ranks of neighbouring titles and names, as the migration that
-/// ranks them does: room for at least 32 titles added by hand between two neighbours before the
-/// triggers rank them all afresh.
-const RANK_STEP: i64 = 1 << 32;
-
-/// How many reviews a movie or an author has, and their stars added up.
-#[derive(Default)]
-struct Counts {
-    reviews: u64,
-    stars: u64,
-}
-
-/// A movie with its folded title, its rank in title order and its counts.
-struct RankedMovie<'a> {
-    movie: &'a NewMovie,
-    title_folded: String,
-    rank: i64,
-    counts: Counts,
-}
-
-/// An author with their folded names, their rank in name order and their counts.
-struct RankedAuthor<'a> {
-    author: &'a NewAuthor,
-    last_folded: String,
-    first_folded: String,
-    rank: i64,
-    counts: Counts,
-}
-
-impl RankedAuthor<'_> {
-    /// The name order: last name, then first name, each ignoring case then exact.
-    fn name_key(&self) -> (&str, &str, &str, &str) {
-        (
-            &self.last_folded,
-            &self.author.last_name,
-            &self.first_folded,
-            &self.author.first_name,
-        )
-    }
-}
-
-/// A review with its place in review order, and its movie and author as indexes into the
-/// ranked movies and authors. The ranks are copied here, so that sorting five million reviews
-/// compares values side by side instead of following two indexes per comparison.
-struct PlacedReview {
-    movie_rank: i64,
-    author_rank: i64,
-    id: Uuid,
-    stars: u8,
-    movie: usize,
-    author: usize,
-}
-
-/// The movies in title order (ignoring case, then exact, then id), ranked. Rust compares
-/// strings byte by byte, as SQLite's BINARY collation does, and UUIDs as their 16 bytes.
-fn movies_in_order(movies: &[NewMovie]) -> Vec<RankedMovie<'_>> {
-    let mut ranked: Vec<RankedMovie<'_>> = movies
-        .iter()
-        .map(|movie| RankedMovie {
-            movie,
-            title_folded: fold(&movie.title),
-            rank: 0,
-            counts: Counts::default(),
-        })
-        .collect();
-    ranked.sort_unstable_by(|a, b| {
-        (&a.title_folded, &a.movie.title, a.movie.id).cmp(&(
-            &b.title_folded,
-            &b.movie.title,
-            b.movie.id,
-        ))
-    });
-    let ranks = ranks(&ranked, |movie| {
-        (movie.title_folded.as_str(), movie.movie.title.as_str())
-    });
-    for (movie, rank) in ranked.iter_mut().zip(ranks) {
-        movie.rank = rank;
-    }
-    ranked
-}
-
-/// The authors in name order (see [`RankedAuthor::name_key`], then id), ranked.
-fn authors_in_order(authors: &[NewAuthor]) -> Vec<RankedAuthor<'_>> {
-    let mut ranked: Vec<RankedAuthor<'_>> = authors
-        .iter()
-        .map(|author| RankedAuthor {
-            author,
-            last_folded: fold(&author.last_name),
-            first_folded: fold(&author.first_name),
-            rank: 0,
-            counts: Counts::default(),
-        })
-        .collect();
-    ranked.sort_unstable_by(|a, b| (a.name_key(), a.author.id).cmp(&(b.name_key(), b.author.id)));
-    let ranks = ranks(&ranked, RankedAuthor::name_key);
-    for (author, rank) in ranked.iter_mut().zip(ranks) {
-        author.rank = rank;
-    }
-    ranked
-}
-
-/// The ranks of rows already in order: equal keys share a rank, and each new key's is
-/// `RANK_STEP` past the one before, from `RANK_STEP` on.
-fn ranks<'a, T, K: PartialEq>(rows: &'a [T], key: impl Fn(&'a T) -> K) -> Vec<i64> {
-    let mut rank = 0;
-    let mut previous = None;
-    rows.iter()
-        .map(|row| {
-            let key = key(row);
-            if previous.as_ref() != Some(&key) {
-                rank += RANK_STEP;
-                previous = Some(key);
-            }
-            rank
-        })
-        .collect()
-}
-
-/// The reviews in review order (movie rank, author rank, id), each counted on its movie and
-/// its author; a review of a movie or by an author not in the set is refused.
-fn reviews_in_order(
-    reviews: &[NewReview],
-    movies: &mut [RankedMovie<'_>],
-    authors: &mut [RankedAuthor<'_>],
-) -> Result<Vec<PlacedReview>, StoreError> {
-    let movie_at: HashMap<Uuid, usize> = movies
-        .iter()
-        .enumerate()
-        .map(|(at, ranked)| (ranked.movie.id, at))
-        .collect();
-    let author_at: HashMap<Uuid, usize> = authors
-        .iter()
-        .enumerate()
-        .map(|(at, ranked)| (ranked.author.id, at))
-        .collect();
-    let mut placed = Vec::with_capacity(reviews.len());
-    for review in reviews {
-        let (Some(&movie), Some(&author)) = (
-            movie_at.get(&review.movie_id),
-            author_at.get(&review.author_id),
-        ) else {
-            return Err(StoreError::Orphan(review.id));
-        };
-        for counts in [&mut movies[movie].counts, &mut authors[author].counts] {
-            counts.reviews += 1;
-            counts.stars += u64::from(review.stars);
-        }
-        placed.push(PlacedReview {
-            movie_rank: movies[movie].rank,
-            author_rank: authors[author].rank,
-            id: review.id,
-            stars: review.stars,
-            movie,
-            author,
-        });
-    }
-    placed.sort_unstable_by_key(|review| (review.movie_rank, review.author_rank, review.id));
-    Ok(placed)
 }

@@ -11,6 +11,7 @@ mod connections;
 mod file;
 mod load;
 mod movies;
+mod rank;
 mod readers;
 mod reviews;
 mod search;
