@@ -5,7 +5,7 @@
 //! - [`cli`]: the command line.
 //! - [`http`]: serving on Streamable HTTP, with the bearer-token gate.
 //! - [`auth`]: who may call over HTTP: static tokens and JWT access tokens.
-//! - [`serve`]: the rmcp `ServerHandler` ([`MovieReviews`]) and serving it on stdio.
+//! - [`serve`]: the rmcp `ServerHandler` ([`MovieReviews`]).
 //! - `tools`: one module per tool; each declares its arguments and runs against the store.
 //! - [`model`]: what the tools return, as clients see it.
 //! - [`store`]: the SQLite store, the only code that knows SQL.
@@ -57,7 +57,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
                 eprintln!("{}", terminal_banner(&path));
             }
             tracing::info!(database = %path.display(), "serving MCP on stdio");
-            server.serve_stdio(shutdown_signal()).await?;
+            let (stdin, stdout) = stdio::standard_streams();
+            stdio::run(server, stdin, stdout, shutdown_signal()).await?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Seed {

@@ -1,7 +1,6 @@
-//! The MCP server: the rmcp `ServerHandler` over the store and the tools, and serving it on
-//! stdio.
+//! The MCP server: the rmcp `ServerHandler` over the store and the tools. The transports
+//! (`stdio`, `http`) serve it.
 
-use std::future::Future;
 use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -11,8 +10,8 @@ use rmcp::model::{
     Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
     Tool,
 };
-use rmcp::service::{RequestContext, ServerInitializeError};
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
 use toolkit::ToolboxError;
 
 use crate::store::Store;
@@ -39,43 +38,6 @@ impl MovieReviews {
             store,
             tools: Arc::new(tools::router()?),
         })
-    }
-
-    /// Serves MCP on stdin and stdout until the client closes stdin or `shutdown` completes
-    /// (a signal): calls already read are answered, then the database is closed, which
-    /// checkpoints its write-ahead log.
-    pub async fn serve_stdio(
-        self,
-        shutdown: impl Future<Output = ()> + Send + 'static,
-    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let store = self.store.clone();
-        let served = self.serve_lines(shutdown).await;
-        store.close().await;
-        served
-    }
-
-    async fn serve_lines(
-        self,
-        shutdown: impl Future<Output = ()> + Send + 'static,
-    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let (stdin, stdout) = crate::stdio::standard_streams();
-        let pipes = crate::stdio::pipes(stdin, stdout, shutdown);
-        let served = match self.serve((pipes.input, pipes.output)).await {
-            Ok(running) => running.waiting().await.map(|reason| {
-                tracing::info!(?reason, "stopped serving");
-            }),
-            // A client that starts the server and closes stdin before initializing has simply
-            // gone away; that is a clean end, not a failure.
-            Err(ServerInitializeError::ConnectionClosed(_)) => {
-                tracing::info!("stdin closed before the client initialized");
-                Ok(())
-            }
-            Err(error) => return Err(error.into()),
-        };
-        // rmcp has closed its end; wait until every answer is on stdout.
-        let flushed = pipes.flushed.await;
-        served?;
-        Ok(flushed?)
     }
 }
 

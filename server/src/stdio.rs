@@ -1,4 +1,4 @@
-//! The stdio transport as the server runs it: every line of stdin passes through here before
+//! Serving MCP on stdin and stdout ([`run`]): every line of stdin passes through here before
 //! rmcp parses it, and every line rmcp writes passes through here to stdout.
 //!
 //! - Each line is read as one JSON-RPC message by [`jsonrpc::read`]: what rmcp could not read
@@ -19,7 +19,9 @@ mod in_flight;
 use std::future::Future;
 use std::time::Duration;
 
+use rmcp::ServiceExt;
 use rmcp::model::{ClientNotification, JsonRpcMessage, RequestId};
+use rmcp::service::ServerInitializeError;
 use serde_json::Value;
 use tokio::io::{
     AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream,
@@ -29,6 +31,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::jsonrpc::{self, Incoming, Read};
+use crate::{Error, MovieReviews};
 use in_flight::{Answered, InFlight, NotStarted};
 
 pub use in_flight::MAX_IN_FLIGHT;
@@ -132,6 +135,46 @@ mod polled {
         socket.set_nonblocking(true).ok()?;
         UnixStream::from_std(socket).ok()
     }
+}
+
+/// Serves MCP with `server` on `input` and `output` (stdin and stdout, from
+/// [`standard_streams`]) until the client closes its input or `shutdown` completes (a signal):
+/// calls already read are answered, then the database is closed, which checkpoints its
+/// write-ahead log.
+pub async fn run<R, W>(
+    server: MovieReviews,
+    input: R,
+    output: W,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), Error>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let store = server.store.clone();
+    let served = serve(server, pipes(input, output, shutdown)).await;
+    store.close().await;
+    served
+}
+
+/// Serves `server` on `pipes` until rmcp stops, then waits until every answer is out.
+async fn serve(server: MovieReviews, pipes: Pipes) -> Result<(), Error> {
+    let served = match server.serve((pipes.input, pipes.output)).await {
+        Ok(running) => running.waiting().await.map(|reason| {
+            tracing::info!(?reason, "stopped serving");
+        }),
+        // A client that starts the server and closes stdin before initializing has simply gone
+        // away; that is a clean end, not a failure.
+        Err(ServerInitializeError::ConnectionClosed(_)) => {
+            tracing::info!("stdin closed before the client initialized");
+            Ok(())
+        }
+        Err(error) => return Err(error.into()),
+    };
+    // rmcp has closed its end; wait until every answer is on stdout.
+    let flushed = pipes.flushed.await;
+    served?;
+    Ok(flushed?)
 }
 
 /// The two ends rmcp serves on, and the task that owns stdout.
