@@ -23,8 +23,6 @@ mod settings;
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::Path;
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
@@ -40,11 +38,12 @@ use reqwest::Url;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
+use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::Auth;
 use crate::cli::HttpOptions;
-use crate::{Error, MovieReviews, open_or_create, tools};
+use crate::{Error, MovieReviews, tools};
 use cors::Cors;
 use gate::{Gate, Refusals, guard};
 use settings::Settings;
@@ -56,27 +55,56 @@ const MCP_PATH: &str = "/mcp";
 /// by the resource's path (`/.well-known/oauth-protected-resource/mcp`).
 const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
-/// Serves MCP over HTTP on `address` with the database at `database` until `shutdown`
-/// completes; then calls in flight finish (for up to `--shutdown-timeout`) and the database is
-/// closed.
-pub async fn run(
-    address: SocketAddr,
-    options: HttpOptions,
-    database: &Path,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<ExitCode, Error> {
+/// The HTTP server before it serves: its options checked, its address bound, authentication
+/// set up. [`bind`] makes one, [`run`] serves on it.
+pub struct Bound {
+    listener: TcpListener,
+    settings: Settings,
+    public_url: Url,
+    auth: Option<Auth>,
+}
+
+/// Checks the options, binds `address`, and sets authentication up (reading the static tokens,
+/// fetching the JWT issuer's keys): everything that can fail before the database is touched.
+pub async fn bind(address: SocketAddr, options: HttpOptions) -> Result<Bound, Error> {
     let mut settings = Settings::read(address, options)?;
-    let listener = tokio::net::TcpListener::bind(address)
+    let listener = TcpListener::bind(address)
         .await
         .map_err(|error| format!("cannot listen on {address}: {error}"))?;
-    let bound = listener.local_addr()?;
-    let public_url = settings.public_url(bound)?;
+    let public_url = settings.public_url(listener.local_addr()?)?;
     let auth = settings.take_auth(&public_url).await?;
-    let server = MovieReviews::new(open_or_create(database).await?)?;
+    Ok(Bound {
+        listener,
+        settings,
+        public_url,
+        auth,
+    })
+}
+
+impl Bound {
+    /// The address the server listens on (the port chosen when port 0 was asked for).
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+}
+
+/// Serves MCP over HTTP with `server` on `bound` until `shutdown` completes; then calls in
+/// flight finish (for up to `--shutdown-timeout`) and the database is closed.
+pub async fn run(
+    bound: Bound,
+    server: MovieReviews,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), Error> {
+    let Bound {
+        listener,
+        settings,
+        public_url,
+        auth,
+    } = bound;
+    let address = listener.local_addr()?;
     let store = server.store.clone();
     let stop_rmcp = CancellationToken::new();
     let app = app(server, &settings, &public_url, auth, stop_rmcp.clone());
-    let limits = settings.limits;
     // Poll the shutdown future once, so its signal handlers are in place before the address is
     // announced: a SIGTERM right after the announcement must stop the server gracefully.
     let mut shutdown = Box::pin(shutdown);
@@ -84,18 +112,17 @@ pub async fn run(
         std::future::poll_fn(|context| Poll::Ready(shutdown.as_mut().poll(context).is_ready()))
             .await;
     tracing::info!(
-        address = %bound,
+        %address,
         url = %public_url,
-        database = %database.display(),
-        "serving MCP over HTTP on http://{bound}{MCP_PATH}"
+        "serving MCP over HTTP on http://{address}{MCP_PATH}"
     );
     if !signalled {
-        connections::serve(listener, app, limits, shutdown).await;
+        connections::serve(listener, app, settings.limits, shutdown).await;
     }
     stop_rmcp.cancel();
     store.close().await;
     tracing::info!("stopped serving");
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn app(

@@ -50,7 +50,11 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
         None => {
             let path = database_path(cli.database)?;
             if let Some(address) = cli.http {
-                return http::run(address, cli.http_options, &path, shutdown_signal()).await;
+                let bound = http::bind(address, cli.http_options).await?;
+                let server = MovieReviews::new(open_or_create(&path).await?)?;
+                tracing::info!(database = %path.display(), "opened the database");
+                http::run(bound, server, shutdown_signal()).await?;
+                return Ok(ExitCode::SUCCESS);
             }
             let server = MovieReviews::new(open_or_create(&path).await?)?;
             if std::io::stdin().is_terminal() {

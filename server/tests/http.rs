@@ -1082,6 +1082,56 @@ async fn hosts_and_origins_are_read_strictly() {
     }
 }
 
+/// The HTTP server runs in-process as well as in its own process: bound, served with a server
+/// over a store, and stopped by its shutdown future, which closes the store.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_server_runs_in_process_until_its_shutdown_completes() {
+    use clap::Parser;
+    use movie_reviews_mcp::cli::Cli;
+    use movie_reviews_mcp::{MovieReviews, http, open_or_create};
+
+    let dir = TempDir::new("http-in-process");
+    let cli = Cli::parse_from(["movie-reviews-mcp", "--http", "127.0.0.1:0"]);
+    let address = cli.http.expect("an address");
+    let bound = http::bind(address, cli.http_options).await.expect("bind");
+    let origin = format!("http://{}", bound.local_addr().expect("an address"));
+    let store = open_or_create(&dir.path().join("reviews.db"))
+        .await
+        .expect("a store");
+    let server = MovieReviews::new(store).expect("the tools");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(http::run(bound, server, async {
+        let _ = stopped.await;
+    }));
+    let health = http_client()
+        .get(format!("{origin}/healthz"))
+        .send()
+        .await
+        .expect("GET /healthz");
+    assert_eq!(health.status(), 200);
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "movies_search", "arguments": {"limit": 1}}});
+    let answer: Value = http_client()
+        .post(format!("{origin}/mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .json(&call)
+        .send()
+        .await
+        .expect("POST /mcp")
+        .json()
+        .await
+        .expect("a JSON answer");
+    assert_eq!(
+        answer["result"]["structuredContent"]["totalCount"], 200,
+        "{answer}"
+    );
+    stop.send(()).expect("the server waits for its shutdown");
+    let served = tokio::time::timeout(EXIT_TIMEOUT, serving)
+        .await
+        .expect("the server stops after its shutdown");
+    assert!(served.expect("the serving task").is_ok());
+}
+
 #[test]
 fn a_jwks_url_over_plain_http_is_refused_at_start_up() {
     let dir = TempDir::new("http-jwks-http");
