@@ -835,13 +835,11 @@ async fn store_calls(path: &Path, calls: &[Call]) -> Result<(RunResult, Vec<Uuid
                 }
             }
             Call::SearchMovies(query) => {
-                let term = store::fold(query.trim());
-                store.search_movies(Some(&term), 0, 10, false).await?;
+                store.search_movies(Some(query), 0, 10, false).await?;
                 true
             }
             Call::SearchAuthors(query) => {
-                let term = store::fold(query.trim());
-                store.search_authors(Some(&term), 0, 10, false).await?;
+                store.search_authors(Some(query), 0, 10, false).await?;
                 true
             }
             Call::ListByMovie(id) => {

@@ -61,10 +61,10 @@ const SEARCHED: search::Searched = search::Searched {
 };
 
 impl Store {
-    /// A page of the authors whose lowercase first name, last name or "first last" contains
-    /// `query` (already lowercase and trimmed; `None` for every author), in last-name order,
-    /// and, if asked for, every review they wrote in review order, read with the page so they
-    /// agree with its review counts. A substring of either name is also one of "first last", so
+    /// A page of the authors whose first name, last name or "first last" contains `query`,
+    /// trimmed, in Unicode lowercase on both sides (absent or empty: every author), in
+    /// last-name order, and, if asked for, every review they wrote in review order, read with
+    /// the page so they agree with its review counts. A substring of either name is also one of "first last", so
     /// that one column serves all three.
     pub async fn search_authors(
         &self,

@@ -55,8 +55,8 @@ const SEARCHED: search::Searched = search::Searched {
 };
 
 impl Store {
-    /// A page of the movies whose lowercase title contains `query` (already lowercase and
-    /// trimmed; `None` for every movie), in title order, and, if asked for, every review of
+    /// A page of the movies whose title contains `query`, trimmed, in Unicode lowercase on both
+    /// sides (absent or empty: every movie), in title order, and, if asked for, every review of
     /// those movies in review order, read with the page so they agree with its review counts.
     pub async fn search_movies(
         &self,

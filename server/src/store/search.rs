@@ -31,7 +31,7 @@ use uuid::Uuid;
 
 use super::reviews::{ReviewsOf, reviews_of};
 use super::{
-    ReviewRow, Rows, Store, StoreError, TableRow, page_sql, read_number, read_page, read_rows,
+    ReviewRow, Rows, Store, StoreError, TableRow, fold, page_sql, read_number, read_page, read_rows,
 };
 
 /// A table that can be searched.
@@ -55,6 +55,13 @@ pub(super) struct Searched {
     pub reviews_of: ReviewsOf,
 }
 
+/// A search query as the search compares it: trimmed and in its Unicode lowercase form; `None`
+/// (every row) when absent or empty after trimming.
+fn search_term(query: Option<&str>) -> Option<String> {
+    let query = query?.trim();
+    (!query.is_empty()).then(|| fold(query))
+}
+
 impl Store {
     /// A page of the rows of `searched` whose text contains `query` (see [`search`]) and, if
     /// asked for, every review of those rows in review order, read with the page so that they
@@ -67,7 +74,7 @@ impl Store {
         limit: u32,
         with_reviews: bool,
     ) -> Result<(Rows<T>, Option<Vec<ReviewRow>>), StoreError> {
-        let query = query.map(str::to_owned);
+        let query = search_term(query);
         let counts = Arc::clone(&self.match_counts);
         self.read_apart(move |connection| {
             let query = query.as_deref();
@@ -262,6 +269,13 @@ fn fts_phrase(term: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_search_term_is_trimmed_and_folded() {
+        assert_eq!(search_term(None), None);
+        assert_eq!(search_term(Some("  \t ")), None);
+        assert_eq!(search_term(Some(" ÉCOLE ")), Some("école".to_owned()));
+    }
 
     #[test]
     fn fts_phrases_take_the_term_literally() {

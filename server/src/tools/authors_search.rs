@@ -2,7 +2,7 @@
 
 use toolkit::{Run, Tool, ToolError};
 
-use super::{group_reviews, search_term};
+use super::group_reviews;
 use crate::model::{Author, Page};
 use crate::store::Store;
 
@@ -35,10 +35,9 @@ pub struct AuthorsSearch {
 
 impl Run<Store> for AuthorsSearch {
     async fn run(self, store: &Store) -> Result<Page<Author>, ToolError> {
-        let query = search_term(self.query.as_deref());
         let (rows, reviews) = store
             .search_authors(
-                query.as_deref(),
+                self.query.as_deref(),
                 self.offset,
                 self.limit,
                 self.include_reviews,

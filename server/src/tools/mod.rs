@@ -22,7 +22,7 @@ pub use reviews_list::ReviewsList;
 pub use reviews_write::ReviewsWrite;
 
 use crate::model::{Author, Movie, Review};
-use crate::store::{ReviewRow, Store, fold};
+use crate::store::{ReviewRow, Store};
 
 impl Entity for Movie {
     const NAME: &'static str = "movie";
@@ -92,12 +92,6 @@ fn toolbox() -> Toolbox<Store> {
         .tool::<ReviewsDelete>()
 }
 
-/// A search query as the store takes it: trimmed, lowercase, and `None` when empty (browse).
-fn search_term(query: Option<&str>) -> Option<String> {
-    let query = query?.trim();
-    (!query.is_empty()).then(|| fold(query))
-}
-
 /// Sorts reviews (already in review order) under the id each belongs to, keeping their order.
 fn group_reviews(
     reviews: Vec<ReviewRow>,
@@ -142,12 +136,5 @@ mod tests {
                 "{tool} declares no scope: any valid token could call it over HTTP"
             );
         }
-    }
-
-    #[test]
-    fn a_search_term_is_trimmed_and_folded() {
-        assert_eq!(search_term(None), None);
-        assert_eq!(search_term(Some("  \t ")), None);
-        assert_eq!(search_term(Some(" ÉCOLE ")), Some("école".to_owned()));
     }
 }

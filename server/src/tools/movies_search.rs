@@ -2,7 +2,7 @@
 
 use toolkit::{Run, Tool, ToolError};
 
-use super::{group_reviews, search_term};
+use super::group_reviews;
 use crate::model::{Movie, Page};
 use crate::store::Store;
 
@@ -34,10 +34,9 @@ pub struct MoviesSearch {
 
 impl Run<Store> for MoviesSearch {
     async fn run(self, store: &Store) -> Result<Page<Movie>, ToolError> {
-        let query = search_term(self.query.as_deref());
         let (rows, reviews) = store
             .search_movies(
-                query.as_deref(),
+                self.query.as_deref(),
                 self.offset,
                 self.limit,
                 self.include_reviews,
