@@ -2,5 +2,5 @@
 //! and without this an incremental build would silently leave a new file out.
 
 fn main() {
-    println!("cargo:rerun-if-changed=../migrations");
+    println!("cargo:rerun-if-changed=../migrations/sqlite");
 }

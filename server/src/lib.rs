@@ -167,10 +167,20 @@ pub async fn open_or_create(path: &Path) -> Result<Store, Error> {
     Ok(store)
 }
 
-/// A failure to open the database at `path`, in words an operator can act on when SQLite finds
-/// the file damaged: the usual cause is a file replaced while the write-ahead log of the one it
-/// replaced was left beside it, which SQLite then reads as part of the new file.
+/// A failure to open the database at `path`, in words an operator can act on when the file has
+/// another version's schema, or when SQLite finds it damaged: the usual cause of that is a file
+/// replaced while the write-ahead log of the one it replaced was left beside it, which SQLite
+/// then reads as part of the new file.
 fn explain_open_error(path: &Path, error: store::StoreError) -> Error {
+    if error.is_unknown_schema() {
+        return format!(
+            "the database {path} has a schema this version of the server does not know \
+             ({error}): it was made by another version. Move it away (a new one is then made, \
+             with the demo data), or name another file with --database",
+            path = path.display()
+        )
+        .into();
+    }
     if !error.is_damaged_file() {
         return error.into();
     }

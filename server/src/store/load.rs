@@ -152,7 +152,7 @@ fn replace_everything(
     )?;
 
     // Movies and authors go in in search order, so that their rowids follow it (see the
-    // migration that keeps `totals.movies_in_order`), reviews in review order, which is their
+    // schema's rule 6, `totals.movies_in_order`), reviews in review order, which is their
     // table's key, so that each is added at the end of the table rather than at a random place.
     let mut movies = movies_in_order(movies);
     let mut authors = authors_in_order(authors);

@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use rusqlite::{Params, Row, ToSql};
 use sqlx::SqliteConnection;
+use sqlx::migrate::MigrateError;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use tokio::runtime::{Handle, RuntimeFlavor};
 use uuid::Uuid;
@@ -111,6 +112,18 @@ impl StoreError {
     /// Whether SQLite found the database file damaged, or not a database at all.
     pub fn is_damaged_file(&self) -> bool {
         file::is_damaged(self)
+    }
+
+    /// Whether the database has a schema this server does not know: one applied by another
+    /// version of it (a migration this one lacks, or one of the same number that differs).
+    pub fn is_unknown_schema(&self) -> bool {
+        let StoreError::Sqlx(sqlx::Error::Migrate(error)) = self else {
+            return false;
+        };
+        matches!(
+            **error,
+            MigrateError::VersionMissing(_) | MigrateError::VersionMismatch(_)
+        )
     }
 }
 
@@ -304,7 +317,7 @@ fn run_blocking<T>(work: impl FnOnce() -> T) -> T {
 /// instead of waiting out the busy timeout (seen in the robustness test of several processes
 /// on one new file).
 async fn migrate(connections: &Connections) -> Result<(), StoreError> {
-    let migrator = sqlx::migrate!("../migrations");
+    let migrator = sqlx::migrate!("../migrations/sqlite");
     let attempts = 2 * migrator.iter().count() + 2;
     let mut attempt = 1;
     loop {

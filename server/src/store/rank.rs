@@ -1,8 +1,8 @@
 //! Where a load puts each row: movies in title order and authors in name order, each with its
 //! rank, and reviews in review order (movie rank, author rank, id) with each movie's and
-//! author's counts. The ranks must be those the triggers of the migration that ranks reviews
-//! give rows written by hand (equal keys share a rank, neighbours are [`RANK_STEP`] apart), so
-//! that a loaded database and one migrated or written to by hand order alike.
+//! author's counts. The ranks must be those the schema's triggers (rule 7 of
+//! `migrations/sqlite`) give rows written by hand (equal keys share a rank, neighbours are
+//! [`RANK_STEP`] apart), so that a loaded database and one written to by hand order alike.
 
 use std::collections::HashMap;
 
@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::{NewAuthor, NewMovie, NewReview, StoreError, fold};
 
-/// How far apart a load puts the ranks of neighbouring titles and names, as the migration that
+/// How far apart a load puts the ranks of neighbouring titles and names, as the schema that
 /// ranks them does: room for at least 32 titles added by hand between two neighbours before the
 /// triggers rank them all afresh.
 pub(super) const RANK_STEP: i64 = 1 << 32;

@@ -61,7 +61,7 @@ impl TableRow for ReviewRow {
 
 /// Review order: movie title, then author last name, then first name (each ignoring case, then
 /// exact), then id. A review holds its movie's and its author's ranks in those orders, and the
-/// table is kept in this order (see the migration that ranks them).
+/// table is kept in this order (see the schema's rules 7 and 8).
 pub(super) const REVIEW_ORDER: &str = "movie_rank, author_rank, id";
 
 /// The reviews of the movie bound as `?1`: a range of the table, the reviews with its title's

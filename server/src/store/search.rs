@@ -1,8 +1,8 @@
 //! Substring search over movie titles and author names, a page at a time, with the exact number
 //! of matches.
 //!
-//! A term of three characters or more is looked up in the table's trigram index (see the
-//! migrations) as an FTS5 phrase, which matches exactly the texts containing it. That count is
+//! A term of three characters or more is looked up in the table's trigram index (rule 4 of the
+//! schema, `migrations/sqlite`) as an FTS5 phrase, which matches exactly the texts containing it. That count is
 //! the costly part for a common term (FTS5 reads every position of its trigrams: up to a
 //! microsecond per match), so counts are kept in [`MatchCounts`] for as long as the titles and
 //! names do not change, which the tools never do.

@@ -481,3 +481,26 @@ pub fn peak_memory_kib(pid: u32) -> u64 {
         .parse()
         .expect("VmHWM is a number of kB")
 }
+
+/// Runs `sql` (one statement or several) on the database through a connection of its own, as a
+/// person with the sqlite3 shell would.
+pub fn write_by_hand(database: &Path, sql: &str) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    runtime.block_on(async {
+        use sqlx::Connection;
+        let options = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(database)
+            .busy_timeout(Duration::from_secs(30));
+        let mut connection = sqlx::SqliteConnection::connect_with(&options)
+            .await
+            .expect("open the database");
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
+            .execute(&mut connection)
+            .await
+            .unwrap_or_else(|error| panic!("{sql}: {error}"));
+        connection.close().await.expect("close the connection");
+    });
+}

@@ -7,7 +7,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::common::{Session, TempDir, command, run, structured, unexpected_reference};
+use crate::common::{
+    Session, TempDir, command, run, structured, unexpected_reference, write_by_hand,
+};
 
 #[test]
 fn a_write_after_the_database_file_is_deleted_or_replaced_is_refused_and_logged() {
@@ -82,4 +84,27 @@ fn damage_the_schema(database: &Path) {
         .expect("seek past the header");
     file.write_all(&[0xA5; 3996])
         .expect("overwrite the schema page");
+}
+
+#[test]
+fn a_database_with_another_versions_schema_is_explained_at_start_up() {
+    let dir = TempDir::new("other-schema");
+    let database = dir.path().join("reviews.db");
+    Session::start(&database, dir.path()).stop_with_eof();
+    write_by_hand(
+        &database,
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+         VALUES (1, 'from another version', TRUE, X'00', 0)",
+    );
+    let mut call = command(dir.path());
+    call.args(["call", "movies_search", "--database"])
+        .arg(&database);
+    let ran = run(call);
+    assert!(!ran.status.success(), "{}", ran.stdout);
+    for words in [
+        "schema this version of the server does not know",
+        "Move it away",
+    ] {
+        assert!(ran.stderr.contains(words), "{words:?} in: {}", ran.stderr);
+    }
 }

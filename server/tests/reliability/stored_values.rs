@@ -2,14 +2,9 @@
 //! database's own check by hand) is an unexpected error with a logged reference, never a
 //! different value passed off as the stored one.
 
-use std::path::Path;
-use std::time::Duration;
-
 use serde_json::json;
-use sqlx::sqlite::SqliteConnectOptions;
-use sqlx::{Connection, SqliteConnection};
 
-use crate::common::{Session, TempDir, unexpected_reference};
+use crate::common::{Session, TempDir, unexpected_reference, write_by_hand};
 
 #[test]
 fn stars_outside_one_to_five_in_the_database_are_an_error_not_another_number() {
@@ -20,13 +15,12 @@ fn stars_outside_one_to_five_in_the_database_are_an_error_not_another_number() {
     session.stop_with_eof();
     let id = review["id"].as_str().expect("a review id");
     let movie = review["movieId"].clone();
-    write_by_hand(
-        &database,
-        &format!(
-            "UPDATE reviews SET stars = 300 WHERE id = X'{}'",
-            id.replace('-', "")
-        ),
+    // Past the table's CHECK, as a hand edit with the sqlite3 shell can be.
+    let edit = format!(
+        "PRAGMA ignore_check_constraints = ON; UPDATE reviews SET stars = 300 WHERE id = X'{}'",
+        id.replace('-', "")
     );
+    write_by_hand(&database, &edit);
 
     let mut session = Session::start(&database, dir.path());
     for (tool, arguments) in [
@@ -41,26 +35,4 @@ fn stars_outside_one_to_five_in_the_database_are_an_error_not_another_number() {
         assert!(logged.contains("out of range"), "{tool}: {logged}");
     }
     session.stop_with_eof();
-}
-
-/// Runs `sql` on the database with its CHECK constraints off, as a hand edit might.
-fn write_by_hand(database: &Path, sql: &str) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
-    runtime.block_on(async {
-        let options = SqliteConnectOptions::new()
-            .filename(database)
-            .busy_timeout(Duration::from_secs(30));
-        let mut connection = SqliteConnection::connect_with(&options)
-            .await
-            .expect("open the database");
-        let sql = format!("PRAGMA ignore_check_constraints = ON; {sql}");
-        sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-            .execute(&mut connection)
-            .await
-            .expect("write by hand");
-        connection.close().await.expect("close the connection");
-    });
 }
