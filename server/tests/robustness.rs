@@ -40,7 +40,7 @@ use uuid::Uuid;
 
 use common::{
     EXIT_TIMEOUT, Server, Session, TempDir, peak_memory_kib, structured, text_of,
-    unexpected_reference,
+    unexpected_reference, write_by_hand,
 };
 
 /// The demo data a new database is filled with.
@@ -672,18 +672,17 @@ fn a_database_failure_is_an_unexpected_error_with_a_logged_reference() {
     let dir = TempDir::new("failure");
     let database = dir.path().join("failing.db");
     let mut session = Session::start(&database, dir.path());
-    let runtime = runtime();
     let movie = session.call_ok("movies_search", json!({"limit": 1}))["items"][0]["id"].clone();
     let author = session.call_ok("authors_search", json!({"limit": 1}))["items"][0]["id"].clone();
     let write = json!({"movieId": movie, "authorId": author, "stars": 4});
     session.call_ok("reviews_write", write.clone());
 
     // A write the database refuses.
-    runtime.block_on(execute(
+    write_by_hand(
         &database,
         "CREATE TRIGGER injected_failure BEFORE INSERT ON reviews
          BEGIN SELECT RAISE(ABORT, 'injected failure: the disk is on fire'); END",
-    ));
+    );
     let failed = session.call("reviews_write", write.clone());
     let reference = unexpected_reference(&failed, dir.path());
     let logged = session
@@ -695,11 +694,11 @@ fn a_database_failure_is_an_unexpected_error_with_a_logged_reference() {
     );
     session.still_serving();
     session.call_ok("reviews_list", json!({"movieId": movie}));
-    runtime.block_on(execute(&database, "DROP TRIGGER injected_failure"));
+    write_by_hand(&database, "DROP TRIGGER injected_failure");
     session.call_ok("reviews_write", write);
 
     // A table gone from under a read (its triggers and indexes go with it).
-    runtime.block_on(execute(&database, "DROP TABLE reviews"));
+    write_by_hand(&database, "DROP TABLE reviews");
     let failed = session.call("reviews_list", json!({}));
     let second = unexpected_reference(&failed, dir.path());
     assert_ne!(second, reference, "each failure has its own reference");
@@ -713,16 +712,6 @@ fn a_database_failure_is_an_unexpected_error_with_a_logged_reference() {
     session.still_serving();
     session.call_ok("authors_search", json!({"query": "a"}));
     session.stop_with_eof();
-}
-
-/// Runs `sql` on the database through a connection of its own.
-async fn execute(database: &Path, sql: &'static str) {
-    let mut connection = connect(database).await;
-    sqlx::raw_sql(sql)
-        .execute(&mut connection)
-        .await
-        .unwrap_or_else(|error| panic!("{sql}: {error}"));
-    connection.close().await.expect("close the connection");
 }
 
 // ---------------------------------------------------------------------------------------------
