@@ -53,16 +53,45 @@ fn a_damaged_database_at_start_up_is_explained_in_words_an_operator_can_act_on()
     let database = dir.path().join("reviews.db");
     Session::start(&database, dir.path()).stop_with_eof();
     damage_the_schema(&database);
-    let mut call = command(dir.path());
+    expect_refused_at_start_up(
+        dir.path(),
+        &database,
+        &[
+            "cannot be read",
+            "reviews.db-wal",
+            "restore it from a backup",
+        ],
+    );
+}
+
+#[test]
+fn a_database_with_another_versions_schema_is_explained_at_start_up() {
+    let dir = TempDir::new("other-schema");
+    let database = dir.path().join("reviews.db");
+    Session::start(&database, dir.path()).stop_with_eof();
+    write_by_hand(
+        &database,
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+         VALUES (1, 'from another version', TRUE, X'00', 0)",
+    );
+    expect_refused_at_start_up(
+        dir.path(),
+        &database,
+        &[
+            "schema this version of the server does not know",
+            "Move it away",
+        ],
+    );
+}
+
+/// Runs one tool call on `database`, which must fail with all of `words` in its message.
+fn expect_refused_at_start_up(dir: &Path, database: &Path, words: &[&str]) {
+    let mut call = command(dir);
     call.args(["call", "movies_search", "--database"])
-        .arg(&database);
+        .arg(database);
     let ran = run(call);
     assert!(!ran.status.success(), "{}", ran.stdout);
-    for words in [
-        "cannot be read",
-        "reviews.db-wal",
-        "restore it from a backup",
-    ] {
+    for words in words {
         assert!(ran.stderr.contains(words), "{words:?} in: {}", ran.stderr);
     }
 }
@@ -84,27 +113,4 @@ fn damage_the_schema(database: &Path) {
         .expect("seek past the header");
     file.write_all(&[0xA5; 3996])
         .expect("overwrite the schema page");
-}
-
-#[test]
-fn a_database_with_another_versions_schema_is_explained_at_start_up() {
-    let dir = TempDir::new("other-schema");
-    let database = dir.path().join("reviews.db");
-    Session::start(&database, dir.path()).stop_with_eof();
-    write_by_hand(
-        &database,
-        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
-         VALUES (1, 'from another version', TRUE, X'00', 0)",
-    );
-    let mut call = command(dir.path());
-    call.args(["call", "movies_search", "--database"])
-        .arg(&database);
-    let ran = run(call);
-    assert!(!ran.status.success(), "{}", ran.stdout);
-    for words in [
-        "schema this version of the server does not know",
-        "Move it away",
-    ] {
-        assert!(ran.stderr.contains(words), "{words:?} in: {}", ran.stderr);
-    }
 }
