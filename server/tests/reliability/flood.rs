@@ -1,16 +1,21 @@
 //! A client that floods stdin with requests whose answers are large, and reads them slowly or
 //! not at all: the server stops reading while its answers wait, so its memory stays bounded,
-//! and every request it read is answered, also after stdin has closed.
+//! and every request it read is answered, also after stdin has closed; after a signal, answers
+//! nobody reads keep the server only for the drain's bound.
 
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use movie_reviews_mcp::stdio::MAX_IN_FLIGHT;
 
-use crate::common::{EXIT_TIMEOUT, Session, TempDir, command, peak_memory_kib, run};
+use crate::common::{
+    BINARY, EXIT_TIMEOUT, Session, TempDir, command, exit_within, peak_memory_kib, run,
+};
 
 /// Requests sent at once: small enough that all of them fit in the pipe to the server (so the
 /// test never blocks writing), many enough that their answers (about 280 KB each) would take
@@ -140,4 +145,65 @@ fn cancelled_requests_and_reused_ids_never_hold_up_later_requests() {
         "one answer and one refusal for the reused id"
     );
     session.stop_with_eof();
+}
+
+/// After SIGTERM, a client that reads none of its answers keeps the server for the drain's
+/// 10 s at most: it then logs how many requests were left unanswered and exits with status 0.
+#[test]
+fn a_signal_ends_the_server_even_while_its_answers_go_unread() {
+    let dir = TempDir::new("unread-at-signal");
+    let database = seeded(dir.path());
+    let mut server = Command::new(BINARY)
+        .arg("--database")
+        .arg(&database)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        // Held and never read: the pipe fills with the first answers.
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the server");
+    let mut stdin = server.stdin.take().expect("piped stdin");
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "unread", "version": "1"}}});
+    writeln!(stdin, "{initialize}").expect("write to the server");
+    for id in 1..=REQUESTS {
+        let search = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "movies_search",
+            "arguments": {"limit": 50, "includeReviews": true, "offset": (id * 50) % 1950}}});
+        writeln!(stdin, "{search}").expect("write to the server");
+    }
+    // Long enough for the server to fill its stdout and stop reading.
+    thread::sleep(Duration::from_secs(2));
+    let signalled = Instant::now();
+    let killed = Command::new("kill")
+        .arg("-TERM")
+        .arg(server.id().to_string())
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let status = exit_within(&mut server, Duration::from_secs(20));
+    let took = signalled.elapsed();
+    let mut stderr = String::new();
+    if status.is_none() {
+        let _ = server.kill();
+    }
+    server
+        .stderr
+        .take()
+        .expect("piped stderr")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
+    let status = status.unwrap_or_else(|| panic!("no exit 20 s after SIGTERM; stderr:\n{stderr}"));
+    assert!(status.success(), "exit {status}; stderr:\n{stderr}");
+    assert!(
+        stderr.contains("stopped waiting for answers"),
+        "the unanswered requests are logged:\n{stderr}"
+    );
+    assert!(
+        took >= Duration::from_secs(9),
+        "exited after {took:?}, before the drain ended"
+    );
+    drop(stdin);
 }
