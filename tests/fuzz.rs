@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 
 use jsonschema::Validator;
 use movie_reviews_mcp::MovieReviews;
+use movie_reviews_mcp::store::Database;
 use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::strategy::{Union, ValueTree};
@@ -868,9 +869,10 @@ struct Fuzzer {
 impl Fuzzer {
     async fn start() -> Fuzzer {
         let folder = tempfile::tempdir().unwrap();
-        let store = movie_reviews_mcp::open_or_create(&folder.path().join("fuzz.db"))
-            .await
-            .unwrap();
+        let store =
+            movie_reviews_mcp::open_or_create(&Database::Sqlite(folder.path().join("fuzz.db")))
+                .await
+                .unwrap();
         let service = connect(MovieReviews::new(store).unwrap()).await;
         let output_schemas = output_schemas(&service).await;
         Fuzzer {

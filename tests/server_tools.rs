@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use jsonschema::Validator;
 use movie_reviews_mcp::MovieReviews;
 use movie_reviews_mcp::demo::{self, Size};
-use movie_reviews_mcp::store::{NewAuthor, NewMovie, NewReview, Store, fold};
+use movie_reviews_mcp::store::{Database, NewAuthor, NewMovie, NewReview, Store, fold};
 use rmcp::RoleClient;
 use rmcp::model::{CallToolRequestParams, ErrorCode};
 use rmcp::service::{RunningService, ServiceError};
@@ -30,7 +30,7 @@ impl Client {
     /// A server on a new database holding exactly `movies`, `authors` and `reviews`.
     async fn with(movies: &[NewMovie], authors: &[NewAuthor], reviews: &[NewReview]) -> Client {
         let folder = tempfile::tempdir().unwrap();
-        let store = Store::open(&folder.path().join("reviews.db"))
+        let store = Store::open(&Database::Sqlite(folder.path().join("reviews.db")))
             .await
             .unwrap();
         store
@@ -43,9 +43,10 @@ impl Client {
     /// A server on a new database, which it fills with the demo set as it starts.
     async fn demo() -> Client {
         let folder = tempfile::tempdir().unwrap();
-        let store = movie_reviews_mcp::open_or_create(&folder.path().join("demo.db"))
-            .await
-            .unwrap();
+        let store =
+            movie_reviews_mcp::open_or_create(&Database::Sqlite(folder.path().join("demo.db")))
+                .await
+                .unwrap();
         Client::serving(store, folder).await
     }
 
@@ -278,7 +279,7 @@ async fn rows_in_order(path: &std::path::Path) -> (bool, bool) {
 async fn only_changes_to_titles_names_or_rowids_put_rows_out_of_search_order() {
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("reviews.db");
-    let store = Store::open(&path).await.unwrap();
+    let store = Store::open(&Database::Sqlite(path.clone())).await.unwrap();
     store
         .replace_all(&movies(), &authors(), &reviews(), &mut |_, _, _| {})
         .await
@@ -945,7 +946,11 @@ async fn a_database_written_by_hand_reads_as_one_loaded_with_the_same_data() {
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("by-hand.db");
     // Opening creates the schema and nothing else.
-    Store::open(&path).await.unwrap().close().await;
+    Store::open(&Database::Sqlite(path.clone()))
+        .await
+        .unwrap()
+        .close()
+        .await;
     let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&path);
     let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
         .await
@@ -968,7 +973,11 @@ async fn a_database_written_by_hand_reads_as_one_loaded_with_the_same_data() {
     }
     drop(connection);
 
-    let by_hand = Client::serving(Store::open(&path).await.unwrap(), folder).await;
+    let by_hand = Client::serving(
+        Store::open(&Database::Sqlite(path.clone())).await.unwrap(),
+        folder,
+    )
+    .await;
     let loaded = fixture::client().await;
     assert_eq!(by_hand.everything().await, loaded.everything().await);
     for movie in [ALIEN, ALIEN_LOWER, ECOLE] {
@@ -1091,11 +1100,13 @@ async fn pages_concatenated_equal_the_whole_list_and_never_overlap() {
 async fn search_finds_exactly_what_contains_the_term() {
     // As loaded, the rows follow the search orders and pages come from the trigram index in
     // rowid order; after rows are added by hand they do not, and pages are found by walking or
-    // sorting (see server/src/store/search.rs). Both are checked.
+    // sorting (see server/src/store/sqlite/search.rs). Both are checked.
     for by_hand in [false, true] {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("demo.db");
-        let store = movie_reviews_mcp::open_or_create(&path).await.unwrap();
+        let store = movie_reviews_mcp::open_or_create(&Database::Sqlite(path.clone()))
+            .await
+            .unwrap();
         if by_hand {
             // Both sort before every row of the demo set, so neither follows its order.
             let movie = NewMovie {
@@ -1145,7 +1156,7 @@ async fn search_finds_exactly_what_contains_the_term_on(client: &Client) {
             "^glo",
             "glo\0bal",
             // Common terms: many matches, so a page is found by walking the table in order
-            // rather than by sorting every match (see server/src/store/search.rs).
+            // rather than by sorting every match (see server/src/store/sqlite/search.rs).
             "ent",
             "ing",
             "al ",
@@ -1184,7 +1195,7 @@ async fn search_finds_exactly_what_contains_the_term_on(client: &Client) {
             }
         }
         // Some trigram-indexed term is common enough for its first page of 7 to be found by
-        // walking the table (see SORT_OVER_WALK in server/src/store/search.rs), and rare terms
+        // walking the table (see SORT_OVER_WALK in server/src/store/sqlite/search.rs), and rare terms
         // are sorted: both ways are checked.
         assert!(
             5 * most_matches * most_matches > everything.len() * 7,
@@ -1193,7 +1204,7 @@ async fn search_finds_exactly_what_contains_the_term_on(client: &Client) {
     }
 }
 
-/// The server keeps how many titles and names contain a term (see server/src/store/search.rs);
+/// The server keeps how many titles and names contain a term (see server/src/store/sqlite/search.rs);
 /// when another process replaces the movies and authors, the same server must find the new ones,
 /// counted anew.
 #[tokio::test]
@@ -1205,10 +1216,14 @@ async fn search_sees_titles_and_names_another_process_replaced() {
     };
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("replaced.db");
-    movie_reviews_mcp::seed_database(&path, size, 21, &mut |_, _, _| {})
+    movie_reviews_mcp::seed_database(&Database::Sqlite(path.clone()), size, 21, &mut |_, _, _| {})
         .await
         .unwrap();
-    let client = Client::serving(Store::open(&path).await.unwrap(), folder).await;
+    let client = Client::serving(
+        Store::open(&Database::Sqlite(path.clone())).await.unwrap(),
+        folder,
+    )
+    .await;
     let matching = |everything: &[Value], text_of: &str, term: &str| -> Vec<Value> {
         everything
             .iter()
@@ -1229,7 +1244,7 @@ async fn search_sees_titles_and_names_another_process_replaced() {
     }
 
     // Another process (another store, as `seed` is) replaces everything with other titles.
-    movie_reviews_mcp::seed_database(&path, size, 22, &mut |_, _, _| {})
+    movie_reviews_mcp::seed_database(&Database::Sqlite(path.clone()), size, 22, &mut |_, _, _| {})
         .await
         .unwrap();
     let mut after = Vec::new();
@@ -1740,10 +1755,19 @@ async fn two_databases_from_the_same_seed_hold_identical_data() {
     for seed in [11, 11, 12] {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("seeded.db");
-        movie_reviews_mcp::seed_database(&path, size, seed, &mut |_, _, _| {})
-            .await
-            .unwrap();
-        let client = Client::serving(Store::open(&path).await.unwrap(), folder).await;
+        movie_reviews_mcp::seed_database(
+            &Database::Sqlite(path.clone()),
+            size,
+            seed,
+            &mut |_, _, _| {},
+        )
+        .await
+        .unwrap();
+        let client = Client::serving(
+            Store::open(&Database::Sqlite(path.clone())).await.unwrap(),
+            folder,
+        )
+        .await;
         answers.push(client.everything().await);
     }
     assert_eq!(answers[0], answers[1]);
@@ -1762,7 +1786,7 @@ async fn seeding_over_a_used_database_equals_seeding_a_new_one() {
         reviews: 300,
     };
     let schema = |path: std::path::PathBuf| async move {
-        let store = Store::open(&path).await.unwrap();
+        let store = Store::open(&Database::Sqlite(path.clone())).await.unwrap();
         store.close().await;
         let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&path);
         let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect_with(&options)
@@ -1779,7 +1803,7 @@ async fn seeding_over_a_used_database_equals_seeding_a_new_one() {
     let folder = tempfile::tempdir().unwrap();
     let fresh = folder.path().join("fresh.db");
     let used = folder.path().join("used.db");
-    movie_reviews_mcp::seed_database(&fresh, size, 5, &mut |_, _, _| {})
+    movie_reviews_mcp::seed_database(&Database::Sqlite(fresh.clone()), size, 5, &mut |_, _, _| {})
         .await
         .unwrap();
     let fresh_schema = schema(fresh.clone()).await;
@@ -1795,12 +1819,12 @@ async fn seeding_over_a_used_database_equals_seeding_a_new_one() {
     );
 
     // A database with other data, written to.
-    movie_reviews_mcp::seed_database(&used, size, 99, &mut |_, _, _| {})
+    movie_reviews_mcp::seed_database(&Database::Sqlite(used.clone()), size, 99, &mut |_, _, _| {})
         .await
         .unwrap();
     {
         let client = Client::serving(
-            Store::open(&used).await.unwrap(),
+            Store::open(&Database::Sqlite(used.clone())).await.unwrap(),
             tempfile::tempdir().unwrap(),
         )
         .await;
@@ -1816,9 +1840,12 @@ async fn seeding_over_a_used_database_equals_seeding_a_new_one() {
             .await;
     }
     let mut stages = Vec::new();
-    movie_reviews_mcp::seed_database(&used, size, 5, &mut |stage, done, total| {
-        stages.push((stage, done, total))
-    })
+    movie_reviews_mcp::seed_database(
+        &Database::Sqlite(used.clone()),
+        size,
+        5,
+        &mut |stage, done, total| stages.push((stage, done, total)),
+    )
     .await
     .unwrap();
     assert_eq!(stages.last().map(|stage| stage.0), Some("search indexes"));
@@ -1826,12 +1853,12 @@ async fn seeding_over_a_used_database_equals_seeding_a_new_one() {
     assert_eq!(schema(used.clone()).await, fresh_schema);
 
     let fresh_client = Client::serving(
-        Store::open(&fresh).await.unwrap(),
+        Store::open(&Database::Sqlite(fresh.clone())).await.unwrap(),
         tempfile::tempdir().unwrap(),
     )
     .await;
     let used_client = Client::serving(
-        Store::open(&used).await.unwrap(),
+        Store::open(&Database::Sqlite(used.clone())).await.unwrap(),
         tempfile::tempdir().unwrap(),
     )
     .await;
@@ -1895,7 +1922,7 @@ async fn search_pages_are_right_wherever_the_matches_stand_in_the_order() {
     for by_hand in [false, true] {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("reviews.db");
-        let store = Store::open(&path).await.unwrap();
+        let store = Store::open(&Database::Sqlite(path.clone())).await.unwrap();
         store
             .replace_all(&movies, &[], &[], &mut |_, _, _| {})
             .await

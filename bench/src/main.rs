@@ -43,7 +43,7 @@ use std::time::{Duration, Instant};
 mod plot;
 
 use clap::{Parser, ValueEnum};
-use movie_reviews_mcp::store::{self, NewReview, ReviewFilter, Store};
+use movie_reviews_mcp::store::{self, Database, NewReview, ReviewFilter, Store};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -353,7 +353,7 @@ async fn has_counts(path: &Path, (movies, authors, reviews): (u64, u64, u64)) ->
     if !path.is_file() {
         return false;
     }
-    let Ok(store) = Store::open(path).await else {
+    let Ok(store) = Store::open(&Database::Sqlite(path.to_owned())).await else {
         return false;
     };
     let found = async {
@@ -821,7 +821,7 @@ fn read_answer(
 
 /// Runs on the store the same store functions each call's tool runs, one call at a time.
 async fn store_calls(path: &Path, calls: &[Call]) -> Result<(RunResult, Vec<Uuid>), Error> {
-    let store = Store::open(path).await?;
+    let store = Store::open(&Database::Sqlite(path.to_owned())).await?;
     let mut latencies = vec![Vec::new(); TOOLS.len()];
     let mut written = Vec::new();
     let started = Instant::now();
@@ -900,7 +900,7 @@ async fn store_calls(path: &Path, calls: &[Call]) -> Result<(RunResult, Vec<Uuid
 
 /// Deletes the reviews the benchmark wrote, so the database keeps its seeded counts.
 async fn delete_reviews(path: &Path, ids: &[Uuid]) -> Result<(), Error> {
-    let store = Store::open(path).await?;
+    let store = Store::open(&Database::Sqlite(path.to_owned())).await?;
     for id in ids {
         store.delete_review(*id).await?;
     }

@@ -13,8 +13,8 @@
 --   7. A movie's rank follows title order and an author's name order (equal keys share one).
 --   8. A review carries its movie's rank and title and its author's rank and names.
 --
--- A load (server/src/store/load.rs) drops the indexes and triggers, inserts rows with what the
--- triggers would have written (server/src/store/rank.rs), and creates them again from the text
+-- A load (server/src/store/sqlite/load.rs) drops the indexes and triggers, inserts rows with what the
+-- triggers would have written (server/src/store/sqlite/rank.rs), and creates them again from the text
 -- SQLite keeps of them, so this file stays the one place they are written.
 
 -- Movies and authors. Rule 1: the folded columns. Search order is an index's order.
@@ -168,7 +168,7 @@ END;
 
 -- Rule 4: substring search without a scan. Trigram indexes over the folded texts, which are
 -- already lowercase, so they compare exactly (case_sensitive 1); a search term is matched as
--- an FTS5 phrase of its folded form (server/src/store/search.rs). A term shorter than three
+-- an FTS5 phrase of its folded form (server/src/store/sqlite/search.rs). A term shorter than three
 -- characters cannot use a trigram index and is found by walking every row.
 
 CREATE VIRTUAL TABLE movies_search USING fts5(

@@ -8,7 +8,7 @@
 //! - [`serve`]: the rmcp `ServerHandler` ([`MovieReviews`]).
 //! - `tools`: one module per tool; each declares its arguments and runs against the store.
 //! - [`model`]: what the tools return, as clients see it.
-//! - [`store`]: the SQLite store, the only code that knows SQL.
+//! - [`store`]: the store, the only code that knows SQL, and its SQLite backend.
 //! - [`demo`]: the deterministic demo data.
 //! - [`stdio`]: serving on stdin and stdout.
 //! - [`jsonrpc`]: one JSON-RPC message as either transport reads it, before rmcp does.
@@ -28,7 +28,7 @@ pub mod store;
 mod tools;
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use rmcp::ServiceExt;
@@ -39,7 +39,7 @@ pub use tools::router;
 
 use cli::{Cli, Command};
 use demo::{DEMO_SEED, Size};
-use store::Store;
+use store::{Database, Store, StoreError};
 
 /// What can stop a command.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -48,19 +48,19 @@ pub type Error = Box<dyn std::error::Error + Send + Sync>;
 pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         None => {
-            let path = database_path(cli.database)?;
+            let database = database_named(cli.database)?;
             if let Some(address) = cli.http {
                 let bound = http::bind(address, cli.http_options).await?;
-                let server = MovieReviews::new(open_or_create(&path).await?)?;
-                tracing::info!(database = %path.display(), "opened the database");
+                let server = MovieReviews::new(open_or_create(&database).await?)?;
+                tracing::info!(%database, "opened the database");
                 http::run(bound, server, shutdown_signal()).await?;
                 return Ok(ExitCode::SUCCESS);
             }
-            let server = MovieReviews::new(open_or_create(&path).await?)?;
+            let server = MovieReviews::new(open_or_create(&database).await?)?;
             if std::io::stdin().is_terminal() {
-                eprintln!("{}", terminal_banner(&path));
+                eprintln!("{}", terminal_banner(&database));
             }
-            tracing::info!(database = %path.display(), "serving MCP on stdio");
+            tracing::info!(%database, "serving MCP on stdio");
             let (stdin, stdout) = stdio::standard_streams();
             stdio::run(server, stdin, stdout, shutdown_signal()).await?;
             Ok(ExitCode::SUCCESS)
@@ -79,6 +79,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
             };
             let started = std::time::Instant::now();
             let mut progress = progress::SeedProgress::new();
+            let database = Database::named(database)?;
             let made = seed_database(&database, size, seed, &mut |stage, done, total| {
                 progress.update(stage, done, total)
             })
@@ -87,7 +88,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
             let made = made?;
             eprintln!(
                 "Seeded {} with {} movies, {} authors and {} reviews (seed {seed}) in {:.1} s.",
-                database.display(),
+                database,
                 made.movies,
                 made.authors,
                 made.reviews,
@@ -100,8 +101,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
             tool,
             arguments,
         }) => {
-            let path = database_path(database.or(cli.database))?;
-            let server = MovieReviews::new(open_or_create(&path).await?)?;
+            let database = database_named(database.or(cli.database))?;
+            let server = MovieReviews::new(open_or_create(&database).await?)?;
             call(server, tool, arguments.as_deref()).await
         }
         Some(Command::Token { scopes }) => {
@@ -144,81 +145,41 @@ async fn shutdown_signal() {
     }
 }
 
-/// Opens the database at `path`, creating its folder and filling it with the demo data when it
-/// holds nothing yet. An existing database is only migrated forward.
-pub async fn open_or_create(path: &Path) -> Result<Store, Error> {
-    if let Some(folder) = path
-        .parent()
-        .filter(|folder| !folder.as_os_str().is_empty())
-    {
-        std::fs::create_dir_all(folder)?;
-    }
-    let store = Store::open(path)
-        .await
-        .map_err(|error| explain_open_error(path, error))?;
+/// Opens `database`, creating it and filling it with the demo data when it holds nothing yet.
+/// An existing database is only migrated forward.
+pub async fn open_or_create(database: &Database) -> Result<Store, Error> {
+    let store = Store::open(database).await.map_err(explain_open_error)?;
     let data = demo::generate(Size::DEMO, DEMO_SEED);
     if store
         .fill_if_empty(&data.movies, &data.authors, &data.reviews)
         .await
-        .map_err(|error| explain_open_error(path, error))?
+        .map_err(explain_open_error)?
     {
-        tracing::info!(database = %path.display(), "created the database with demo data");
+        tracing::info!(%database, "created the database with demo data");
     }
     Ok(store)
 }
 
-/// A failure to open the database at `path`, in words an operator can act on when the file has
-/// another version's schema, or when SQLite finds it damaged: the usual cause of that is a file
-/// replaced while the write-ahead log of the one it replaced was left beside it, which SQLite
-/// then reads as part of the new file.
-fn explain_open_error(path: &Path, error: store::StoreError) -> Error {
-    if error.is_unknown_schema() {
-        return format!(
-            "the database {path} has a schema this version of the server does not know \
-             ({error}): it was made by another version. Move it away (a new one is then made, \
-             with the demo data), or name another file with --database",
-            path = path.display()
-        )
-        .into();
+/// A failure to open the database, with the way out the command line offers when the database
+/// cannot be read or has another version's schema (the store's error says what else to do).
+fn explain_open_error(error: StoreError) -> Error {
+    match error {
+        StoreError::Unreadable(_) | StoreError::UnknownSchema(_) => {
+            format!("{error}, or name another database with --database").into()
+        }
+        error => error.into(),
     }
-    if !error.is_damaged_file() {
-        return error.into();
-    }
-    let beside = |suffix: &str| {
-        let mut name = path.as_os_str().to_owned();
-        name.push(suffix);
-        PathBuf::from(name).display().to_string()
-    };
-    format!(
-        "the database {path} cannot be read ({error}). If the file was replaced (moved or \
-         copied over) while the write-ahead log of the database it replaced was left beside it, \
-         SQLite read that log as part of the new file: stop every server using the file, move \
-         {wal} and {shm} away, copy in again the file you meant to use (the log may have been \
-         written into it) and start again. Otherwise the file is damaged \
-         or is not a movie-reviews database: restore it from a backup, or name another file \
-         with --database",
-        path = path.display(),
-        wal = beside("-wal"),
-        shm = beside("-shm"),
-    )
-    .into()
 }
 
-/// Replaces everything in the database at `path` with generated data, telling `progress` how
-/// far it has got, and says how much was made (no reviews without movies or authors to review).
+/// Replaces everything in `database` with generated data, telling `progress` how far it has
+/// got, and says how much was made (no reviews without movies or authors to review).
 pub async fn seed_database(
-    path: &Path,
+    database: &Database,
     size: Size,
     seed: u64,
     progress: store::Progress<'_>,
 ) -> Result<Size, Error> {
-    if let Some(folder) = path
-        .parent()
-        .filter(|folder| !folder.as_os_str().is_empty())
-    {
-        std::fs::create_dir_all(folder)?;
-    }
-    let store = Store::open(path).await?;
+    let store = Store::open(database).await?;
     let started = std::time::Instant::now();
     let data = demo::generate(size, seed);
     tracing::debug!(elapsed = ?started.elapsed(), "data generated");
@@ -235,15 +196,15 @@ pub async fn seed_database(
     })
 }
 
-/// The database file: the one named, or `movie-reviews.db` in the platform's data directory
-/// (MCP clients start servers in a working directory the user does not choose).
-fn database_path(named: Option<PathBuf>) -> Result<PathBuf, Error> {
-    if let Some(path) = named {
-        return Ok(path);
+/// The database named, or the file `movie-reviews.db` in the platform's data directory (MCP
+/// clients start servers in a working directory the user does not choose).
+fn database_named(named: Option<PathBuf>) -> Result<Database, Error> {
+    if let Some(named) = named {
+        return Ok(Database::named(named)?);
     }
     let dirs = directories::ProjectDirs::from("", "", "movie-reviews-mcp")
         .ok_or("no home directory to keep the database in: pass --database PATH")?;
-    Ok(dirs.data_dir().join("movie-reviews.db"))
+    Ok(Database::Sqlite(dirs.data_dir().join("movie-reviews.db")))
 }
 
 /// Runs one tool through a real MCP client connected in-process, and prints the result.
@@ -283,7 +244,7 @@ async fn call(
     })
 }
 
-fn terminal_banner(path: &Path) -> String {
+fn terminal_banner(database: &Database) -> String {
     format!(
         "movie-reviews-mcp {version}: an MCP server for movie reviews, speaking MCP (JSON-RPC) \
          on stdin and stdout.\nDatabase: {database}\n\nIt is meant to be started by an MCP \
@@ -291,7 +252,7 @@ fn terminal_banner(path: &Path) -> String {
          {{\"mcpServers\": {{\"movie-reviews\": {{\"command\": \"{exe}\"}}}}}}\nOr try it with \
          the MCP Inspector: npx @modelcontextprotocol/inspector {exe}\nPress Ctrl-D to quit.",
         version = env!("CARGO_PKG_VERSION"),
-        database = path.display(),
+        database = database,
         exe = std::env::current_exe()
             .map(|exe| exe.display().to_string())
             .unwrap_or_else(|_| "movie-reviews-mcp".to_owned()),

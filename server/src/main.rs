@@ -61,7 +61,7 @@ fn main() -> ExitCode {
         tokio::runtime::Builder::new_multi_thread()
     } else {
         // One client over stdio: reads call SQLite on this thread and long ones and writes run on
-        // other threads (see store/readers.rs); what is left (JSON, the protocol) is cheaper
+        // other threads (see store/sqlite/readers.rs); what is left (JSON, the protocol) is cheaper
         // than handing tasks between worker threads, which measured slower here.
         tokio::runtime::Builder::new_current_thread()
     }

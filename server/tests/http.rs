@@ -1088,6 +1088,7 @@ async fn hosts_and_origins_are_read_strictly() {
 async fn the_http_server_runs_in_process_until_its_shutdown_completes() {
     use clap::Parser;
     use movie_reviews_mcp::cli::Cli;
+    use movie_reviews_mcp::store::Database;
     use movie_reviews_mcp::{MovieReviews, http, open_or_create};
 
     let dir = TempDir::new("http-in-process");
@@ -1095,7 +1096,7 @@ async fn the_http_server_runs_in_process_until_its_shutdown_completes() {
     let address = cli.http.expect("an address");
     let bound = http::bind(address, cli.http_options).await.expect("bind");
     let origin = format!("http://{}", bound.local_addr().expect("an address"));
-    let store = open_or_create(&dir.path().join("reviews.db"))
+    let store = open_or_create(&Database::Sqlite(dir.path().join("reviews.db")))
         .await
         .expect("a store");
     let server = MovieReviews::new(store).expect("the tools");

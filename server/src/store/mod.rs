@@ -1,422 +1,165 @@
-//! The SQLite store: the one place that knows SQL. It opens the database with the settings a
-//! server needs, applies the migrations, and offers one function per question the tools ask.
-//! Nothing here sees JSON or MCP types; callers get plain row structs.
-//!
-//! Writes and migrations go through sqlx (`connections`); reads call SQLite directly through
-//! rusqlite on connections of their own (`readers`, which says why), and so does a load of a
-//! whole data set (`load`), which is millions of inserts.
+//! The store: the one place that knows SQL, behind one interface whatever database holds the
+//! data. [`Store`] offers one method per question the tools ask, in plain row types
+//! ([`rows`]), and keeps the invariants written on it; `admin` opens, loads and closes it. Each
+//! backend lives in a module of its own and answers the same questions: today `sqlite`, a
+//! database file. Nothing here sees JSON or MCP types.
 
-mod authors;
-mod connections;
-mod file;
-mod load;
-mod movies;
-mod rank;
-mod readers;
-mod reviews;
-mod search;
+mod admin;
+mod error;
+mod folding;
+mod rows;
+mod sqlite;
 
-use std::path::Path;
-use std::sync::Arc;
-use std::time::Duration;
-
-use rusqlite::{Params, Row, ToSql};
-use sqlx::SqliteConnection;
-use sqlx::migrate::MigrateError;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
-use tokio::runtime::{Handle, RuntimeFlavor};
 use uuid::Uuid;
 
-use connections::{Connections, Pooled};
-use file::FileId;
-use readers::Readers;
+use sqlite::SqliteStore;
 
-pub use authors::{AuthorRow, NewAuthor};
-pub use load::Progress;
-pub use movies::{MovieRow, NewMovie};
-pub use reviews::{NewReview, ReviewFilter, ReviewRow};
+pub use admin::{Database, Progress};
+pub use error::StoreError;
+pub use folding::fold;
+pub use rows::{
+    AuthorRow, MovieRow, NewAuthor, NewMovie, NewReview, ReviewFilter, ReviewRow, Rows,
+};
 
-/// How long a statement waits for another connection's write lock (another server process on
-/// the same file, say) before giving up with "database is locked".
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+use folding::search_term;
 
-/// Writing connections at most: writes in this process take turns (see `connections`), so one
-/// is enough.
-const MAX_WRITERS: u32 = 1;
-
-/// Reading connections at most for quick reads: on the one-thread stdio runtime they take turns
-/// anyway; on HTTP's runtime each worker may be reading.
-const QUICK_READERS: u32 = 4;
-
-/// Reading connections at most for long reads (searches, pages far in), beside the quick ones:
-/// one per core (each keeps one busy), and never more than this.
-const MAX_LONG_READERS: u32 = 16;
-
-/// Why a store call failed. Every variant is unexpected from a tool's point of view.
-#[derive(Debug)]
-pub enum StoreError {
-    /// Opening, migrating or writing, through sqlx.
-    Sqlx(sqlx::Error),
-    /// A read or a load, through rusqlite.
-    Sqlite(rusqlite::Error),
-    /// The store was closed: the server is shutting down.
-    Closed,
-    /// A read panicked on the thread it ran on: a bug, reported as an unexpected error rather
-    /// than left without an answer.
-    Panicked,
-    /// A review to load names a movie or an author that is not in the data set.
-    Orphan(Uuid),
-    /// The database's path no longer names the file the store opened: it was deleted, or
-    /// another file was moved in its place. A write would go to a file no one will open again.
-    FileChanged(Arc<Path>),
-}
-
-impl std::fmt::Display for StoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StoreError::Sqlx(error) => error.fmt(f),
-            StoreError::Sqlite(error) => error.fmt(f),
-            StoreError::Closed => f.write_str("the database is closed"),
-            StoreError::Panicked => f.write_str("a read of the database panicked"),
-            StoreError::FileChanged(path) => write!(
-                f,
-                "the database file {} was deleted or replaced while the server was running; \
-                 writes are refused, since they would go to a file no one will open again: \
-                 restart the server to use the file now at that path",
-                path.display()
-            ),
-            StoreError::Orphan(id) => {
-                write!(
-                    f,
-                    "review {id} names a movie or an author not in the data set"
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for StoreError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            StoreError::Sqlx(error) => Some(error),
-            StoreError::Sqlite(error) => Some(error),
-            StoreError::Closed
-            | StoreError::Panicked
-            | StoreError::Orphan(_)
-            | StoreError::FileChanged(_) => None,
-        }
-    }
-}
-
-impl StoreError {
-    /// Whether SQLite found the database file damaged, or not a database at all.
-    pub fn is_damaged_file(&self) -> bool {
-        file::is_damaged(self)
-    }
-
-    /// Whether the database has a schema this server does not know: one applied by another
-    /// version of it (a migration this one lacks, or one of the same number that differs).
-    pub fn is_unknown_schema(&self) -> bool {
-        let StoreError::Sqlx(sqlx::Error::Migrate(error)) = self else {
-            return false;
-        };
-        matches!(
-            **error,
-            MigrateError::VersionMissing(_) | MigrateError::VersionMismatch(_)
-        )
-    }
-}
-
-impl From<sqlx::Error> for StoreError {
-    fn from(error: sqlx::Error) -> StoreError {
-        StoreError::Sqlx(error)
-    }
-}
-
-impl From<rusqlite::Error> for StoreError {
-    fn from(error: rusqlite::Error) -> StoreError {
-        StoreError::Sqlite(error)
-    }
-}
-
-impl From<sqlx::migrate::MigrateError> for StoreError {
-    fn from(error: sqlx::migrate::MigrateError) -> StoreError {
-        StoreError::Sqlx(error.into())
-    }
-}
-
-/// The movie-review database.
+/// The movie-review database, on whichever backend [`Database`] named when it was opened.
+///
+/// # Invariants
+///
+/// Every backend keeps these, whoever writes the data (this server, another replica, or a
+/// person with the database's own shell); the end-to-end tool tests check them through the
+/// tools. "Folded" is [`fold`]: Unicode lowercase, letter by letter. "Exact" order is the order
+/// of the texts' UTF-8 bytes, and ids are ordered as their 16 bytes.
+///
+/// 1. **Aggregates.** A movie's and an author's `review_count` and `star_total` are the number
+///    and the sum of the stars of its reviews.
+/// 2. **Totals.** A page's `total` is the number of rows, on every page, that answer the same
+///    question.
+/// 3. **Copies.** A review carries its movie's title and its author's names as they are now.
+/// 4. **Orders.** Movies go by title (folded, then exact), then id. Authors go by last name,
+///    then first name (each folded, then exact), then id. Reviews go by their movie's title,
+///    then their author's last and first names (each as before), then the review's id.
+/// 5. **Search.** A movie matches a query when its folded title contains the query trimmed and
+///    folded; an author, when their folded first name, last name or "first last" does. The
+///    query is literal text: no character has a special meaning. An absent or blank query
+///    matches every row.
+/// 6. **One snapshot per call.** Everything one call returns (a page, its total, the reviews of
+///    its rows) was read at one moment: the reviews agree with the counts.
+/// 7. **Acknowledged means durable.** A write returns success only once it is committed and
+///    would survive a crash or a power cut; a write that fails changes nothing.
+/// 8. **Nothing half-written.** A review is saved whole with its movie's and author's
+///    aggregates, or not at all; a review of a missing movie or author is not saved.
+/// 9. **Values in range, or an error.** A stored value a row type cannot hold (stars outside
+///    1–5, a negative count) is reported as [`StoreError::Failed`], never read as another value.
+/// 10. **Ids are unique** within movies, within authors and within reviews.
+/// 11. **Loads are all or nothing.** [`Store::replace_all`] and [`Store::fill_if_empty`] are
+///     one transaction: a reader sees the old data or the new. Of servers starting on one empty
+///     database at once, one fills it.
 #[derive(Clone)]
-pub struct Store {
-    path: Arc<Path>,
-    /// The file `path` named when the store opened it; writes are refused once it names another
-    /// or none (see [`Store::write`]).
-    file: Option<FileId>,
-    connections: Arc<Connections>,
-    readers: Arc<Readers>,
-    match_counts: Arc<search::MatchCounts>,
+pub struct Store(Backend);
+
+/// The backends a store can be on.
+#[derive(Clone)]
+enum Backend {
+    Sqlite(SqliteStore),
 }
 
-/// One page of rows and the number of rows across every page.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Rows<T> {
-    pub items: Vec<T>,
-    pub total: u64,
-}
-
-impl Store {
-    /// Opens (creating if missing) the database at `path`, and migrates it forward.
-    ///
-    /// WAL lets readers and a writer, in this process or another, work at once; the busy
-    /// timeout makes a writer wait for another's lock instead of failing; `synchronous = FULL`
-    /// makes each acknowledged write durable even if the machine loses power, at the cost of one
-    /// fsync per write transaction (writes here are single reviews, so the cost is small).
-    pub async fn open(path: &Path) -> Result<Store, StoreError> {
-        let options = SqliteConnectOptions::new()
-            .filename(path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
-            .busy_timeout(BUSY_TIMEOUT)
-            .foreign_keys(true);
-        let cores = std::thread::available_parallelism().map_or(1, |cores| cores.get());
-        let long_readers =
-            u32::try_from(cores).map_or(MAX_LONG_READERS, |cores| cores.clamp(1, MAX_LONG_READERS));
-        let mut store = Store {
-            path: Arc::from(path),
-            file: None,
-            connections: Arc::new(Connections::new(options, MAX_WRITERS)),
-            readers: Arc::new(Readers::new(path, QUICK_READERS, long_readers)),
-            match_counts: Arc::default(),
-        };
-        migrate(&store.connections).await?;
-        store.file = FileId::of(path);
-        Ok(store)
-    }
-
-    /// Runs `read` on a reading connection, in one read transaction, on this thread: for reads
-    /// whose cost is bounded by what they return (see [`readers`]).
-    async fn read<T>(
-        &self,
-        read: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T>,
-    ) -> Result<T, StoreError> {
-        self.readers.read(read).await
-    }
-
-    /// Runs `read` as [`Store::read`] does, on a blocking thread: for reads whose cost grows
-    /// with the data.
-    async fn read_apart<T: Send + 'static>(
-        &self,
-        read: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T> + Send + 'static,
-    ) -> Result<T, StoreError> {
-        self.readers.read_apart(read).await
-    }
-
-    /// Whether `sql`, a `SELECT EXISTS (… WHERE id = ?1)`, finds `id`.
-    async fn exists(&self, sql: &'static str, id: Uuid) -> Result<bool, StoreError> {
-        self.read(|connection| read_number(connection, sql, [id]))
-            .await
-            .map(|exists| exists != 0)
-    }
-
-    /// A connection for one store call that writes, once the other writes in this process are
-    /// done.
-    async fn writer(&self) -> Result<Pooled<'_>, StoreError> {
-        self.connections.get_for_writing().await
-    }
-
-    /// Runs `write`, one statement in autocommit mode, on the writing connection. The statement
-    /// must be stepped to its end (`fetch_all`, `execute`), not read for its first row only:
-    /// SQLite commits it, and reports a commit that fails (a full disk), at that last step, so a
-    /// statement read only for the one row a `RETURNING` gives would be acknowledged and lost.
-    /// A connection whose write failed is closed rather than reused (see [`Pooled::discard`]).
-    async fn write<T>(
-        &self,
-        write: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, sqlx::Error>,
-    ) -> Result<T, StoreError> {
-        let mut writer = self.writer().await?;
-        self.check_file()?;
-        match write(&mut writer).await {
-            Ok(value) => Ok(value),
-            Err(error) => {
-                writer.discard();
-                Err(error.into())
-            }
+/// Runs `$call` with `$backend` bound to whichever backend `$store` is on: a new backend is
+/// one more arm here, not one in every method.
+macro_rules! on_backend {
+    ($store:expr, $backend:ident => $call:expr) => {
+        match &$store.0 {
+            Backend::Sqlite($backend) => $call,
         }
-    }
-
-    /// Fails when the database's path no longer names the file the store opened: SQLite keeps
-    /// writing to the file it has open, deleted or not, and a write there would be lost.
-    fn check_file(&self) -> Result<(), StoreError> {
-        match self.file {
-            Some(opened) if FileId::of(&self.path) != Some(opened) => {
-                Err(StoreError::FileChanged(Arc::clone(&self.path)))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// Fills the database with these rows if it holds none yet, and says whether it did. The
-    /// check and the inserts are one write transaction, so two servers starting on a new file
-    /// at once fill it once, and a database anyone has written to is never refilled.
-    pub async fn fill_if_empty(
-        &self,
-        movies: &[NewMovie],
-        authors: &[NewAuthor],
-        reviews: &[NewReview],
-    ) -> Result<bool, StoreError> {
-        // The usual start, on a database in use, is answered without a write lock.
-        if self.read(load::holds_anything).await? {
-            return Ok(false);
-        }
-        // Held, not used: the load writes through a connection of its own, but takes its turn
-        // among the writes, and `close` waits for it.
-        let _writer = self.writer().await?;
-        run_blocking(|| load::fill_if_empty(&self.path, movies, authors, reviews))
-    }
-
-    /// Replaces everything in the database with the given rows, in one transaction, telling
-    /// `progress` how far it has got.
-    pub async fn replace_all(
-        &self,
-        movies: &[NewMovie],
-        authors: &[NewAuthor],
-        reviews: &[NewReview],
-        progress: Progress<'_>,
-    ) -> Result<(), StoreError> {
-        let _writer = self.writer().await?;
-        run_blocking(|| load::replace_all(&self.path, movies, authors, reviews, progress))
-    }
-
-    /// Waits for the calls in progress, then closes every connection, checkpointing the WAL
-    /// into the database file (the last connection to close does it, and that is a writing
-    /// one).
-    pub async fn close(&self) {
-        self.readers.close().await;
-        self.connections.close().await;
-    }
-}
-
-/// Runs `work`, which blocks on SQLite, where the current runtime allows it: inside
-/// `block_in_place` on the multi-thread runtime, so that the worker's other tasks move on
-/// meanwhile; as it is on a one-thread runtime, whose thread has nothing else to do meanwhile
-/// that could not wait.
-fn run_blocking<T>(work: impl FnOnce() -> T) -> T {
-    match Handle::try_current().map(|handle| handle.runtime_flavor()) {
-        Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(work),
-        _ => work(),
-    }
-}
-
-/// Applies the migrations. Servers starting on one new file at once race to migrate it: a
-/// loser fails on what a winner just created (each migration is its own transaction, so
-/// nothing is half done), and its next attempt finds that migration applied and goes on. A
-/// process that keeps losing fails once per migration, so it tries twice as many times as there
-/// are migrations before giving up. Opening the connection is part of each attempt: in that
-/// race SQLite may also answer "database is locked" at once, where waiting could deadlock,
-/// instead of waiting out the busy timeout (seen in the robustness test of several processes
-/// on one new file).
-async fn migrate(connections: &Connections) -> Result<(), StoreError> {
-    let migrator = sqlx::migrate!("../migrations/sqlite");
-    let attempts = 2 * migrator.iter().count() + 2;
-    let mut attempt = 1;
-    loop {
-        let migrated = match connections.get().await {
-            Ok(mut connection) => migrator
-                .run(&mut *connection)
-                .await
-                .map_err(StoreError::from),
-            Err(error) => Err(error),
-        };
-        match migrated {
-            Ok(()) => return Ok(()),
-            Err(error) if attempt < attempts => {
-                tracing::debug!(%error, attempt, "migrating again after a failed attempt");
-                // Never longer than 100 ms between attempts.
-                let wait = 20 * attempt.min(5) as u64;
-                tokio::time::sleep(Duration::from_millis(wait)).await;
-                attempt += 1;
-            }
-            Err(error) => return Err(error),
-        }
-    }
-}
-
-/// A row a read returns, as SQLite gives it: `COLUMNS` are selected, `from_row` reads them in
-/// that order.
-trait TableRow: Sized {
-    const COLUMNS: &'static str;
-    fn from_row(row: &Row<'_>) -> rusqlite::Result<Self>;
-    /// The row's id.
-    fn id(&self) -> Uuid;
-}
-
-/// A statement for one page: the `T::COLUMNS` of `from` (a table and `WHERE` clause whose
-/// values are bound as `?1` and `?2`) in `order`, `?3` rows from offset `?4`.
-fn page_sql<T: TableRow>(from: &str, order: &str) -> String {
-    format!(
-        "SELECT {columns} FROM {from} ORDER BY {order} LIMIT ?3 OFFSET ?4",
-        columns = T::COLUMNS
-    )
-}
-
-/// Runs a statement (prepared once per connection) and reads every row it returns.
-fn read_rows<T: TableRow>(
-    connection: &rusqlite::Connection,
-    sql: &str,
-    values: impl Params,
-) -> rusqlite::Result<Vec<T>> {
-    let mut statement = connection.prepare_cached(sql)?;
-    let rows = statement.query_map(values, T::from_row)?;
-    rows.collect()
-}
-
-/// Reads a page with a statement made by [`page_sql`], and the number of rows across every
-/// page: the page shows it when it is neither full nor past the end (it is the last one);
-/// otherwise `count` counts them.
-fn read_page<T: TableRow>(
-    connection: &rusqlite::Connection,
-    sql: &str,
-    values: (impl ToSql, impl ToSql),
-    offset: u32,
-    limit: u32,
-    count: impl FnOnce() -> rusqlite::Result<u64>,
-) -> rusqlite::Result<Rows<T>> {
-    let items: Vec<T> = read_rows(connection, sql, (values.0, values.1, limit, offset))?;
-    let shown = items.len() as u64;
-    let total = if shown < u64::from(limit) && (shown > 0 || offset == 0) {
-        u64::from(offset) + shown
-    } else {
-        count()?
     };
-    Ok(Rows { items, total })
 }
+use on_backend;
 
-/// Runs a statement that returns one number.
-fn read_number(
-    connection: &rusqlite::Connection,
-    sql: &str,
-    values: impl Params,
-) -> rusqlite::Result<u64> {
-    connection
-        .prepare_cached(sql)?
-        .query_row(values, |row| row.get(0))
-}
+/// The questions the tools ask.
+impl Store {
+    /// A page of the movies whose title contains `query` (invariant 5), in title order, and, if
+    /// asked for, every review of those movies in review order.
+    pub async fn search_movies(
+        &self,
+        query: Option<&str>,
+        offset: u32,
+        limit: u32,
+        with_reviews: bool,
+    ) -> Result<(Rows<MovieRow>, Option<Vec<ReviewRow>>), StoreError> {
+        let term = search_term(query);
+        on_backend!(self, backend => backend.search_movies(term, offset, limit, with_reviews).await)
+    }
 
-/// The Unicode lowercase form used for case-insensitive search and order, character by
-/// character: `str::to_lowercase` lowers a final Σ to ς but an inner one to σ, so "ΟΔΟΣ" would
-/// not be found inside "ΟΔΟΣΗΜΟ".
-pub fn fold(text: &str) -> String {
-    text.chars().flat_map(char::to_lowercase).collect()
-}
+    /// The movie with this id and every review of it in review order, if there is one.
+    pub async fn movie_with_reviews(
+        &self,
+        id: Uuid,
+    ) -> Result<Option<(MovieRow, Vec<ReviewRow>)>, StoreError> {
+        on_backend!(self, backend => backend.movie_with_reviews(id).await)
+    }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+    /// Whether a movie has this id.
+    pub async fn movie_exists(&self, id: Uuid) -> Result<bool, StoreError> {
+        on_backend!(self, backend => backend.movie_exists(id).await)
+    }
 
-    #[test]
-    fn folding_is_the_same_wherever_a_letter_stands() {
-        assert!(fold("ΟΔΟΣΗΜΟ").contains(&fold("ΟΔΟΣ")));
-        assert_eq!(fold("ÉCOLE Straße"), "école straße");
+    /// A page of the authors whose first name, last name or "first last" contains `query`
+    /// (invariant 5), in name order, and, if asked for, every review they wrote in review
+    /// order.
+    pub async fn search_authors(
+        &self,
+        query: Option<&str>,
+        offset: u32,
+        limit: u32,
+        with_reviews: bool,
+    ) -> Result<(Rows<AuthorRow>, Option<Vec<ReviewRow>>), StoreError> {
+        let term = search_term(query);
+        on_backend!(self, backend => backend.search_authors(term, offset, limit, with_reviews).await)
+    }
+
+    /// Whether an author has this id.
+    pub async fn author_exists(&self, id: Uuid) -> Result<bool, StoreError> {
+        on_backend!(self, backend => backend.author_exists(id).await)
+    }
+
+    /// A page of reviews, filtered by movie and/or author, in review order.
+    pub async fn list_reviews(
+        &self,
+        filter: ReviewFilter,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Rows<ReviewRow>, StoreError> {
+        on_backend!(self, backend => backend.list_reviews(filter, offset, limit).await)
+    }
+
+    /// The review with this id, if there is one.
+    pub async fn review(&self, id: Uuid) -> Result<Option<ReviewRow>, StoreError> {
+        on_backend!(self, backend => backend.review(id).await)
+    }
+
+    /// Whether a review has this id.
+    pub async fn review_exists(&self, id: Uuid) -> Result<bool, StoreError> {
+        on_backend!(self, backend => backend.review_exists(id).await)
+    }
+
+    /// Saves a new review and returns it as saved; `None`, saving nothing, when its movie or
+    /// author does not exist.
+    pub async fn create_review(&self, review: &NewReview) -> Result<Option<ReviewRow>, StoreError> {
+        on_backend!(self, backend => backend.create_review(review).await)
+    }
+
+    /// Changes a review's stars and returns it as saved; `None` when no review has this id.
+    pub async fn set_review_stars(
+        &self,
+        id: Uuid,
+        stars: u8,
+    ) -> Result<Option<ReviewRow>, StoreError> {
+        on_backend!(self, backend => backend.set_review_stars(id, stars).await)
+    }
+
+    /// Deletes a review; false when no review has this id.
+    pub async fn delete_review(&self, id: Uuid) -> Result<bool, StoreError> {
+        on_backend!(self, backend => backend.delete_review(id).await)
     }
 }

@@ -4,25 +4,7 @@ use rusqlite::Row;
 use uuid::Uuid;
 
 use super::reviews::ReviewsOf;
-use super::{ReviewRow, Rows, Store, StoreError, TableRow, search};
-
-/// An author with their review aggregates.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AuthorRow {
-    pub id: Uuid,
-    pub first_name: String,
-    pub last_name: String,
-    pub review_count: u64,
-    pub star_total: u64,
-}
-
-/// An author to insert.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NewAuthor {
-    pub id: Uuid,
-    pub first_name: String,
-    pub last_name: String,
-}
+use super::{AuthorRow, ReviewRow, Rows, SqliteStore, StoreError, TableRow, search};
 
 impl TableRow for AuthorRow {
     const COLUMNS: &'static str = "id, first_name, last_name, review_count, star_total";
@@ -60,20 +42,17 @@ const SEARCHED: search::Searched = search::Searched {
     reviews_of: ReviewsOf::Authors,
 };
 
-impl Store {
-    /// A page of the authors whose first name, last name or "first last" contains `query`,
-    /// trimmed, in Unicode lowercase on both sides (absent or empty: every author), in
-    /// last-name order, and, if asked for, every review they wrote in review order, read with
-    /// the page so they agree with its review counts. A substring of either name is also one of "first last", so
-    /// that one column serves all three.
+impl SqliteStore {
+    /// A page of the authors whose folded text contains `term` (already trimmed and folded;
+    /// `None`: every one), and, if asked for, every review of them.
     pub async fn search_authors(
         &self,
-        query: Option<&str>,
+        term: Option<String>,
         offset: u32,
         limit: u32,
         with_reviews: bool,
     ) -> Result<(Rows<AuthorRow>, Option<Vec<ReviewRow>>), StoreError> {
-        self.search_with_reviews(&SEARCHED, query, offset, limit, with_reviews)
+        self.search_with_reviews(&SEARCHED, term, offset, limit, with_reviews)
             .await
     }
 

@@ -24,7 +24,7 @@ use std::path::Path;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 
 use super::rank::{authors_in_order, movies_in_order, reviews_in_order};
-use super::{BUSY_TIMEOUT, NewAuthor, NewMovie, NewReview, StoreError};
+use super::{BUSY_TIMEOUT, NewAuthor, NewMovie, NewReview, Progress, StoreError};
 
 /// The page cache while the indexes are built, in KiB as a negative `cache_size` wants it.
 /// SQLite's sorter takes runs as big as the page cache, sorts each in memory, and merges them
@@ -36,10 +36,6 @@ const SORTING_CACHE_SIZE: i64 = -4096;
 
 /// Rows between two reports to the progress bar.
 const ROWS_PER_REPORT: usize = 10_000;
-
-/// What a load is doing, for a progress bar: `done` of `total` rows of `stage`, or (`total` 0)
-/// a stage whose progress cannot be counted.
-pub type Progress<'a> = &'a mut (dyn FnMut(&'static str, u64, u64) + Send);
 
 /// Fills the database at `path` with these rows if it holds none, and says whether it did. The
 /// check and the load are one write transaction, so two servers starting on a new file at once

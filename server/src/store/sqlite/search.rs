@@ -31,7 +31,7 @@ use uuid::Uuid;
 
 use super::reviews::{ReviewsOf, reviews_of};
 use super::{
-    ReviewRow, Rows, Store, StoreError, TableRow, fold, page_sql, read_number, read_page, read_rows,
+    ReviewRow, Rows, SqliteStore, StoreError, TableRow, page_sql, read_number, read_page, read_rows,
 };
 
 /// A table that can be searched.
@@ -55,30 +55,22 @@ pub(super) struct Searched {
     pub reviews_of: ReviewsOf,
 }
 
-/// A search query as the search compares it: trimmed and in its Unicode lowercase form; `None`
-/// (every row) when absent or empty after trimming.
-fn search_term(query: Option<&str>) -> Option<String> {
-    let query = query?.trim();
-    (!query.is_empty()).then(|| fold(query))
-}
-
-impl Store {
-    /// A page of the rows of `searched` whose text contains `query` (see [`search`]) and, if
+impl SqliteStore {
+    /// A page of the rows of `searched` whose text contains `term` (see [`search`]) and, if
     /// asked for, every review of those rows in review order, read with the page so that they
     /// agree with its review counts. On a blocking thread: a search's cost grows with the data.
     pub(super) async fn search_with_reviews<T: TableRow + Send + 'static>(
         &self,
         searched: &'static Searched,
-        query: Option<&str>,
+        term: Option<String>,
         offset: u32,
         limit: u32,
         with_reviews: bool,
     ) -> Result<(Rows<T>, Option<Vec<ReviewRow>>), StoreError> {
-        let query = search_term(query);
         let counts = Arc::clone(&self.match_counts);
         self.read_apart(move |connection| {
-            let query = query.as_deref();
-            let rows: Rows<T> = search(connection, searched, &counts, query, offset, limit)?;
+            let term = term.as_deref();
+            let rows: Rows<T> = search(connection, searched, &counts, term, offset, limit)?;
             let reviews = if with_reviews {
                 let ids: Vec<Uuid> = rows.items.iter().map(TableRow::id).collect();
                 Some(reviews_of(connection, searched.reviews_of, &ids)?)
@@ -269,13 +261,6 @@ fn fts_phrase(term: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_search_term_is_trimmed_and_folded() {
-        assert_eq!(search_term(None), None);
-        assert_eq!(search_term(Some("  \t ")), None);
-        assert_eq!(search_term(Some(" ÉCOLE ")), Some("école".to_owned()));
-    }
 
     #[test]
     fn fts_phrases_take_the_term_literally() {

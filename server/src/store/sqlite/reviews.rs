@@ -2,38 +2,14 @@
 //! the reviews of a set of movies or authors, and writes.
 
 use rusqlite::Row;
-use sqlx::FromRow;
+use sqlx::sqlite::SqliteRow;
+use sqlx::{FromRow, Row as _};
 use uuid::Uuid;
 
-use super::{Rows, Store, StoreError, TableRow, page_sql, read_number, read_page, read_rows};
-
-/// A review with its movie's title and its author's names.
-#[derive(Debug, Clone, PartialEq, FromRow)]
-pub struct ReviewRow {
-    pub id: Uuid,
-    pub stars: u8,
-    pub movie_id: Uuid,
-    pub movie_title: String,
-    pub author_id: Uuid,
-    pub author_first_name: String,
-    pub author_last_name: String,
-}
-
-/// A review to insert.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NewReview {
-    pub id: Uuid,
-    pub movie_id: Uuid,
-    pub author_id: Uuid,
-    pub stars: u8,
-}
-
-/// Which reviews a page lists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ReviewFilter {
-    pub movie_id: Option<Uuid>,
-    pub author_id: Option<Uuid>,
-}
+use super::{
+    NewReview, ReviewFilter, ReviewRow, Rows, SqliteStore, StoreError, TableRow, page_sql,
+    read_number, read_page, read_rows,
+};
 
 /// The columns of a [`ReviewRow`]: a review carries its movie's title and its author's names.
 const REVIEW_COLUMNS: &str =
@@ -59,6 +35,21 @@ impl TableRow for ReviewRow {
     }
 }
 
+/// A review a write returns (`RETURNING` the same columns, read through sqlx).
+impl FromRow<'_, SqliteRow> for ReviewRow {
+    fn from_row(row: &SqliteRow) -> Result<ReviewRow, sqlx::Error> {
+        Ok(ReviewRow {
+            id: row.try_get(0)?,
+            stars: row.try_get(1)?,
+            movie_id: row.try_get(2)?,
+            movie_title: row.try_get(3)?,
+            author_id: row.try_get(4)?,
+            author_first_name: row.try_get(5)?,
+            author_last_name: row.try_get(6)?,
+        })
+    }
+}
+
 /// Review order: movie title, then author last name, then first name (each ignoring case, then
 /// exact), then id. A review holds its movie's and its author's ranks in those orders, and the
 /// table is kept in this order (see the schema's rules 7 and 8).
@@ -75,7 +66,7 @@ pub(super) const OF_MOVIE: &str =
 /// millions, a fraction of a second.
 const FAR_OFFSET: u32 = 1000;
 
-impl Store {
+impl SqliteStore {
     /// A page of reviews, filtered by movie and/or author, in review order.
     pub async fn list_reviews(
         &self,

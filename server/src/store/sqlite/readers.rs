@@ -68,7 +68,7 @@ impl Readers {
         // A failed read's transaction was rolled back when it was dropped; the connection is
         // as good as before.
         self.idle.put(connection);
-        result.map_err(StoreError::Sqlite)
+        result.map_err(StoreError::from)
     }
 
     /// Runs `read` as [`Readers::read`] does, but on one of the runtime's blocking threads: for
@@ -95,8 +95,10 @@ impl Readers {
             result
         });
         match done.await {
-            Ok(result) => result.map_err(StoreError::Sqlite),
-            Err(error) if error.is_panic() => Err(StoreError::Panicked),
+            Ok(result) => result.map_err(StoreError::from),
+            Err(error) if error.is_panic() => {
+                Err(StoreError::failed("a read of the database panicked"))
+            }
             // Only when the runtime is shutting down.
             Err(_) => Err(StoreError::Closed),
         }
@@ -153,11 +155,11 @@ impl Idle {
 /// migrated. `query_only` makes SQLite refuse any write made through it.
 fn open(path: &Path) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let connection = Connection::open_with_flags(path, flags).map_err(StoreError::Sqlite)?;
+    let connection = Connection::open_with_flags(path, flags).map_err(StoreError::from)?;
     connection
         .busy_timeout(BUSY_TIMEOUT)
         .and_then(|()| connection.pragma_update(None, "query_only", true))
-        .map_err(StoreError::Sqlite)?;
+        .map_err(StoreError::from)?;
     connection.set_prepared_statement_cache_capacity(PREPARED_STATEMENTS);
     Ok(connection)
 }

@@ -4,23 +4,7 @@ use rusqlite::Row;
 use uuid::Uuid;
 
 use super::reviews::{OF_MOVIE, REVIEW_ORDER, ReviewsOf};
-use super::{ReviewRow, Rows, Store, StoreError, TableRow, read_rows, search};
-
-/// A movie with its review aggregates.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MovieRow {
-    pub id: Uuid,
-    pub title: String,
-    pub review_count: u64,
-    pub star_total: u64,
-}
-
-/// A movie to insert.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NewMovie {
-    pub id: Uuid,
-    pub title: String,
-}
+use super::{MovieRow, ReviewRow, Rows, SqliteStore, StoreError, TableRow, read_rows, search};
 
 impl TableRow for MovieRow {
     const COLUMNS: &'static str = "id, title, review_count, star_total";
@@ -54,18 +38,17 @@ const SEARCHED: search::Searched = search::Searched {
     reviews_of: ReviewsOf::Movies,
 };
 
-impl Store {
-    /// A page of the movies whose title contains `query`, trimmed, in Unicode lowercase on both
-    /// sides (absent or empty: every movie), in title order, and, if asked for, every review of
-    /// those movies in review order, read with the page so they agree with its review counts.
+impl SqliteStore {
+    /// A page of the movies whose folded text contains `term` (already trimmed and folded;
+    /// `None`: every one), and, if asked for, every review of them.
     pub async fn search_movies(
         &self,
-        query: Option<&str>,
+        term: Option<String>,
         offset: u32,
         limit: u32,
         with_reviews: bool,
     ) -> Result<(Rows<MovieRow>, Option<Vec<ReviewRow>>), StoreError> {
-        self.search_with_reviews(&SEARCHED, query, offset, limit, with_reviews)
+        self.search_with_reviews(&SEARCHED, term, offset, limit, with_reviews)
             .await
     }
 

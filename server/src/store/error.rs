@@ -1,0 +1,62 @@
+//! Why a store call failed, in terms that hold for every backend. A backend's own error (a
+//! SQLite result code, a lost PostgreSQL connection) travels inside, as the source to log.
+
+use uuid::Uuid;
+
+/// A backend's own error.
+pub type Source = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why a store call failed. Every variant is unexpected from a tool's point of view.
+#[derive(Debug)]
+pub enum StoreError {
+    /// The database failed the call: an I/O error, a full disk, a lock not granted in time, a
+    /// lost connection, a stored value outside its range. The source says which.
+    Failed(Source),
+    /// The database cannot be read as a movie-reviews database: it is damaged, or not a
+    /// database at all. The source says what an operator can do about it.
+    Unreadable(Source),
+    /// The database's schema was made by another version of this server, which this one does
+    /// not know how to read. The source names the difference.
+    UnknownSchema(Source),
+    /// The store was closed: the server is shutting down.
+    Closed,
+    /// A review to load names a movie or an author that is not in the data set.
+    Orphan(Uuid),
+}
+
+impl StoreError {
+    /// A failure described only by a message.
+    pub(super) fn failed(message: impl Into<String>) -> StoreError {
+        StoreError::Failed(message.into().into())
+    }
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Failed(source)
+            | StoreError::Unreadable(source)
+            | StoreError::UnknownSchema(source) => source.fmt(f),
+            StoreError::Closed => f.write_str("the database is closed"),
+            StoreError::Orphan(id) => {
+                write!(
+                    f,
+                    "review {id} names a movie or an author not in the data set"
+                )
+            }
+        }
+    }
+}
+
+// The backend's error is shown as this one's message, so the error it was caused by comes next
+// in the chain.
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Failed(source)
+            | StoreError::Unreadable(source)
+            | StoreError::UnknownSchema(source) => source.source(),
+            StoreError::Closed | StoreError::Orphan(_) => None,
+        }
+    }
+}

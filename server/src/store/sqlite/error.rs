@@ -1,0 +1,142 @@
+//! SQLite's errors as the store reports them: which of them mean a damaged file or another
+//! version's schema, and what an operator reads about those when the store opens.
+
+use std::path::{Path, PathBuf};
+
+use sqlx::migrate::MigrateError;
+
+use super::super::error::{Source, StoreError};
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> StoreError {
+        classify(Box::new(error))
+    }
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(error: sqlx::Error) -> StoreError {
+        if let sqlx::Error::Migrate(migrate) = &error
+            && matches!(
+                **migrate,
+                MigrateError::VersionMissing(_) | MigrateError::VersionMismatch(_)
+            )
+        {
+            return StoreError::UnknownSchema(Box::new(error));
+        }
+        classify(Box::new(error))
+    }
+}
+
+impl From<MigrateError> for StoreError {
+    fn from(error: MigrateError) -> StoreError {
+        sqlx::Error::from(error).into()
+    }
+}
+
+/// SQLite's primary result codes for a damaged file (`SQLITE_CORRUPT`) and for one that is not
+/// a database at all (`SQLITE_NOTADB`).
+const DAMAGED: [i32; 2] = [11, 26];
+
+/// [`StoreError::Unreadable`] when `error`, or an error it was caused by, is SQLite finding the
+/// file damaged or not a database; [`StoreError::Failed`] otherwise.
+fn classify(error: Source) -> StoreError {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(error.as_ref());
+    while let Some(cause) = next {
+        let code = if let Some(cause) = cause.downcast_ref::<sqlx::Error>() {
+            cause
+                .as_database_error()
+                .and_then(|cause| cause.code())
+                .and_then(|code| code.parse::<i32>().ok())
+        } else if let Some(cause) = cause.downcast_ref::<rusqlite::Error>() {
+            cause.sqlite_error().map(|cause| cause.extended_code)
+        } else {
+            None
+        };
+        // Extended codes keep the primary code in their low byte.
+        if code.is_some_and(|code| DAMAGED.contains(&(code & 0xff))) {
+            return StoreError::Unreadable(error);
+        }
+        next = cause.source();
+    }
+    StoreError::Failed(error)
+}
+
+/// `error`, met while opening the database at `path`, with what an operator can do about it
+/// when the file is unreadable or has another version's schema.
+pub(super) fn at_open(path: &Path, error: StoreError) -> StoreError {
+    match error {
+        StoreError::Unreadable(cause) => StoreError::Unreadable(Box::new(Damaged {
+            path: path.to_owned(),
+            cause,
+        })),
+        StoreError::UnknownSchema(cause) => StoreError::UnknownSchema(Box::new(OtherVersion {
+            path: path.to_owned(),
+            cause,
+        })),
+        other => other,
+    }
+}
+
+/// A database file SQLite cannot read. The usual cause is a file replaced while the
+/// write-ahead log of the one it replaced was left beside it, which SQLite then reads as part
+/// of the new file.
+#[derive(Debug)]
+struct Damaged {
+    path: PathBuf,
+    cause: Source,
+}
+
+impl std::fmt::Display for Damaged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let beside = |suffix: &str| {
+            let mut name = self.path.as_os_str().to_owned();
+            name.push(suffix);
+            PathBuf::from(name)
+        };
+        write!(
+            f,
+            "the database {path} cannot be read ({cause}). If the file was replaced (moved or \
+             copied over) while the write-ahead log of the database it replaced was left beside \
+             it, SQLite read that log as part of the new file: stop every server using the \
+             file, move {wal} and {shm} away, copy in again the file you meant to use (the log \
+             may have been written into it) and start again. Otherwise the file is damaged or \
+             is not a movie-reviews database: restore it from a backup",
+            path = self.path.display(),
+            cause = self.cause,
+            wal = beside("-wal").display(),
+            shm = beside("-shm").display(),
+        )
+    }
+}
+
+impl std::error::Error for Damaged {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(self.cause.as_ref())
+    }
+}
+
+/// A database file whose schema another version of the server made.
+#[derive(Debug)]
+struct OtherVersion {
+    path: PathBuf,
+    cause: Source,
+}
+
+impl std::fmt::Display for OtherVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the database {path} has a schema this version of the server does not know \
+             ({cause}): it was made by another version. Move it away (a new one is then made, \
+             with the demo data)",
+            path = self.path.display(),
+            cause = self.cause,
+        )
+    }
+}
+
+impl std::error::Error for OtherVersion {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(self.cause.as_ref())
+    }
+}

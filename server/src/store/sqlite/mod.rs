@@ -1,0 +1,312 @@
+//! The SQLite backend: a database file, opened with the settings a server needs and migrated
+//! with `migrations/sqlite`, answering the store's questions (see [`super::Store`]).
+//!
+//! Writes and migrations go through sqlx (`connections`); reads call SQLite directly through
+//! rusqlite on connections of their own (`readers`, which says why), and so does a load of a
+//! whole data set (`load`), which is millions of inserts.
+
+mod authors;
+mod connections;
+mod error;
+mod file;
+mod load;
+mod movies;
+mod rank;
+mod readers;
+mod reviews;
+mod search;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rusqlite::{Params, Row, ToSql};
+use sqlx::SqliteConnection;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
+use tokio::runtime::{Handle, RuntimeFlavor};
+use uuid::Uuid;
+
+use super::{
+    AuthorRow, MovieRow, NewAuthor, NewMovie, NewReview, Progress, ReviewFilter, ReviewRow, Rows,
+    StoreError,
+};
+use connections::{Connections, Pooled};
+use file::{FileChanged, FileId};
+use readers::Readers;
+
+/// How long a statement waits for another connection's write lock (another server process on
+/// the same file, say) before giving up with "database is locked".
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Writing connections at most: writes in this process take turns (see `connections`), so one
+/// is enough.
+const MAX_WRITERS: u32 = 1;
+
+/// Reading connections at most for quick reads: on the one-thread stdio runtime they take turns
+/// anyway; on HTTP's runtime each worker may be reading.
+const QUICK_READERS: u32 = 4;
+
+/// Reading connections at most for long reads (searches, pages far in), beside the quick ones:
+/// one per core (each keeps one busy), and never more than this.
+const MAX_LONG_READERS: u32 = 16;
+
+/// A movie-review database in one SQLite file.
+#[derive(Clone)]
+pub struct SqliteStore {
+    path: Arc<Path>,
+    /// The file `path` named when the store opened it; writes are refused once it names another
+    /// or none (see [`SqliteStore::write`]).
+    file: Option<FileId>,
+    connections: Arc<Connections>,
+    readers: Arc<Readers>,
+    match_counts: Arc<search::MatchCounts>,
+}
+
+impl SqliteStore {
+    /// Opens the database at `path`, creating it and its folder if missing, and migrates it
+    /// forward.
+    ///
+    /// WAL lets readers and a writer, in this process or another, work at once; the busy
+    /// timeout makes a writer wait for another's lock instead of failing; `synchronous = FULL`
+    /// makes each acknowledged write durable even if the machine loses power, at the cost of one
+    /// fsync per write transaction (writes here are single reviews, so the cost is small).
+    pub async fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        if let Some(folder) = path
+            .parent()
+            .filter(|folder| !folder.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(folder).map_err(|error| StoreError::Failed(Box::new(error)))?;
+        }
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .busy_timeout(BUSY_TIMEOUT)
+            .foreign_keys(true);
+        let cores = std::thread::available_parallelism().map_or(1, |cores| cores.get());
+        let long_readers =
+            u32::try_from(cores).map_or(MAX_LONG_READERS, |cores| cores.clamp(1, MAX_LONG_READERS));
+        let mut store = SqliteStore {
+            path: Arc::from(path),
+            file: None,
+            connections: Arc::new(Connections::new(options, MAX_WRITERS)),
+            readers: Arc::new(Readers::new(path, QUICK_READERS, long_readers)),
+            match_counts: Arc::default(),
+        };
+        migrate(&store.connections)
+            .await
+            .map_err(|error| error::at_open(path, error))?;
+        store.file = FileId::of(path);
+        Ok(store)
+    }
+
+    /// Runs `read` on a reading connection, in one read transaction, on this thread: for reads
+    /// whose cost is bounded by what they return (see [`readers`]).
+    async fn read<T>(
+        &self,
+        read: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, StoreError> {
+        self.readers.read(read).await
+    }
+
+    /// Runs `read` as [`SqliteStore::read`] does, on a blocking thread: for reads whose cost grows
+    /// with the data.
+    async fn read_apart<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        self.readers.read_apart(read).await
+    }
+
+    /// Whether `sql`, a `SELECT EXISTS (… WHERE id = ?1)`, finds `id`.
+    async fn exists(&self, sql: &'static str, id: Uuid) -> Result<bool, StoreError> {
+        self.read(|connection| read_number(connection, sql, [id]))
+            .await
+            .map(|exists| exists != 0)
+    }
+
+    /// A connection for one store call that writes, once the other writes in this process are
+    /// done.
+    async fn writer(&self) -> Result<Pooled<'_>, StoreError> {
+        self.connections.get_for_writing().await
+    }
+
+    /// Runs `write`, one statement in autocommit mode, on the writing connection. The statement
+    /// must be stepped to its end (`fetch_all`, `execute`), not read for its first row only:
+    /// SQLite commits it, and reports a commit that fails (a full disk), at that last step, so a
+    /// statement read only for the one row a `RETURNING` gives would be acknowledged and lost.
+    /// A connection whose write failed is closed rather than reused (see [`Pooled::discard`]).
+    async fn write<T>(
+        &self,
+        write: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, sqlx::Error>,
+    ) -> Result<T, StoreError> {
+        let mut writer = self.writer().await?;
+        self.check_file()?;
+        match write(&mut writer).await {
+            Ok(value) => Ok(value),
+            Err(error) => {
+                writer.discard();
+                Err(error.into())
+            }
+        }
+    }
+
+    /// Fails when the database's path no longer names the file the store opened: SQLite keeps
+    /// writing to the file it has open, deleted or not, and a write there would be lost.
+    fn check_file(&self) -> Result<(), StoreError> {
+        match self.file {
+            Some(opened) if FileId::of(&self.path) != Some(opened) => Err(StoreError::Failed(
+                Box::new(FileChanged(Arc::clone(&self.path))),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Fills the database with these rows if it holds none yet, and says whether it did. The
+    /// check and the inserts are one write transaction, so two servers starting on a new file
+    /// at once fill it once, and a database anyone has written to is never refilled.
+    pub async fn fill_if_empty(
+        &self,
+        movies: &[NewMovie],
+        authors: &[NewAuthor],
+        reviews: &[NewReview],
+    ) -> Result<bool, StoreError> {
+        // The usual start, on a database in use, is answered without a write lock.
+        let holds_anything = self.read(load::holds_anything).await;
+        if holds_anything.map_err(|error| error::at_open(&self.path, error))? {
+            return Ok(false);
+        }
+        // Held, not used: the load writes through a connection of its own, but takes its turn
+        // among the writes, and `close` waits for it.
+        let _writer = self.writer().await?;
+        run_blocking(|| load::fill_if_empty(&self.path, movies, authors, reviews))
+    }
+
+    /// Replaces everything in the database with the given rows, in one transaction, telling
+    /// `progress` how far it has got.
+    pub async fn replace_all(
+        &self,
+        movies: &[NewMovie],
+        authors: &[NewAuthor],
+        reviews: &[NewReview],
+        progress: Progress<'_>,
+    ) -> Result<(), StoreError> {
+        let _writer = self.writer().await?;
+        run_blocking(|| load::replace_all(&self.path, movies, authors, reviews, progress))
+    }
+
+    /// Waits for the calls in progress, then closes every connection, checkpointing the WAL
+    /// into the database file (the last connection to close does it, and that is a writing
+    /// one).
+    pub async fn close(&self) {
+        self.readers.close().await;
+        self.connections.close().await;
+    }
+}
+
+/// Runs `work`, which blocks on SQLite, where the current runtime allows it: inside
+/// `block_in_place` on the multi-thread runtime, so that the worker's other tasks move on
+/// meanwhile; as it is on a one-thread runtime, whose thread has nothing else to do meanwhile
+/// that could not wait.
+fn run_blocking<T>(work: impl FnOnce() -> T) -> T {
+    match Handle::try_current().map(|handle| handle.runtime_flavor()) {
+        Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(work),
+        _ => work(),
+    }
+}
+
+/// Applies the migrations. Servers starting on one new file at once race to migrate it: a
+/// loser fails on what a winner just created (each migration is its own transaction, so
+/// nothing is half done), and its next attempt finds that migration applied and goes on. A
+/// process that keeps losing fails once per migration, so it tries twice as many times as there
+/// are migrations before giving up. Opening the connection is part of each attempt: in that
+/// race SQLite may also answer "database is locked" at once, where waiting could deadlock,
+/// instead of waiting out the busy timeout (seen in the robustness test of several processes
+/// on one new file).
+async fn migrate(connections: &Connections) -> Result<(), StoreError> {
+    let migrator = sqlx::migrate!("../migrations/sqlite");
+    let attempts = 2 * migrator.iter().count() + 2;
+    let mut attempt = 1;
+    loop {
+        let migrated = match connections.get().await {
+            Ok(mut connection) => migrator
+                .run(&mut *connection)
+                .await
+                .map_err(StoreError::from),
+            Err(error) => Err(error),
+        };
+        match migrated {
+            Ok(()) => return Ok(()),
+            Err(error) if attempt < attempts => {
+                tracing::debug!(%error, attempt, "migrating again after a failed attempt");
+                // Never longer than 100 ms between attempts.
+                let wait = 20 * attempt.min(5) as u64;
+                tokio::time::sleep(Duration::from_millis(wait)).await;
+                attempt += 1;
+            }
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+/// A row a read returns, as SQLite gives it: `COLUMNS` are selected, `from_row` reads them in
+/// that order.
+trait TableRow: Sized {
+    const COLUMNS: &'static str;
+    fn from_row(row: &Row<'_>) -> rusqlite::Result<Self>;
+    /// The row's id.
+    fn id(&self) -> Uuid;
+}
+
+/// A statement for one page: the `T::COLUMNS` of `from` (a table and `WHERE` clause whose
+/// values are bound as `?1` and `?2`) in `order`, `?3` rows from offset `?4`.
+fn page_sql<T: TableRow>(from: &str, order: &str) -> String {
+    format!(
+        "SELECT {columns} FROM {from} ORDER BY {order} LIMIT ?3 OFFSET ?4",
+        columns = T::COLUMNS
+    )
+}
+
+/// Runs a statement (prepared once per connection) and reads every row it returns.
+fn read_rows<T: TableRow>(
+    connection: &rusqlite::Connection,
+    sql: &str,
+    values: impl Params,
+) -> rusqlite::Result<Vec<T>> {
+    let mut statement = connection.prepare_cached(sql)?;
+    let rows = statement.query_map(values, T::from_row)?;
+    rows.collect()
+}
+
+/// Reads a page with a statement made by [`page_sql`], and the number of rows across every
+/// page: the page shows it when it is neither full nor past the end (it is the last one);
+/// otherwise `count` counts them.
+fn read_page<T: TableRow>(
+    connection: &rusqlite::Connection,
+    sql: &str,
+    values: (impl ToSql, impl ToSql),
+    offset: u32,
+    limit: u32,
+    count: impl FnOnce() -> rusqlite::Result<u64>,
+) -> rusqlite::Result<Rows<T>> {
+    let items: Vec<T> = read_rows(connection, sql, (values.0, values.1, limit, offset))?;
+    let shown = items.len() as u64;
+    let total = if shown < u64::from(limit) && (shown > 0 || offset == 0) {
+        u64::from(offset) + shown
+    } else {
+        count()?
+    };
+    Ok(Rows { items, total })
+}
+
+/// Runs a statement that returns one number.
+fn read_number(
+    connection: &rusqlite::Connection,
+    sql: &str,
+    values: impl Params,
+) -> rusqlite::Result<u64> {
+    connection
+        .prepare_cached(sql)?
+        .query_row(values, |row| row.get(0))
+}
