@@ -133,17 +133,19 @@ fn caller(claims: Claims) -> Caller {
     }
 }
 
+/// The signing keys and the JWKS provider the HTTP tests use too, so that both sign and serve
+/// keys one way.
+#[cfg(test)]
+#[path = "../../tests/common/jwt.rs"]
+mod test_keys;
+
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::{Arc, Mutex};
     use std::time::{Duration, Instant};
 
-    use base64::Engine;
-    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-    use ed25519_dalek::Signer;
     use serde_json::{Value, json};
 
+    use super::test_keys::{JwksServer, Mode, TestKey, jwks_document, now};
     use super::*;
 
     const ISSUER: &str = "https://login.example.com/";
@@ -154,23 +156,23 @@ mod tests {
     /// the maximum age stop being used until a fetch succeeds again.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn stale_keys_are_refreshed_in_the_background_and_too_old_ones_dropped() {
-        let (first, second) = (TestKey::new("first", 1), TestKey::new("second", 2));
-        let provider = Provider::start(json!({"keys": [first.jwk()]})).await;
+        let (first, second) = (TestKey::ed25519("first"), TestKey::ed25519("second"));
+        let provider = JwksServer::start(jwks_document(&[&first])).await;
         let timing = Timing {
             min_refetch_interval: Duration::ZERO,
             refresh_after: Duration::from_millis(300),
             max_keys_age: Duration::from_millis(1500),
         };
-        let verifier = provider.verifier("/jwks.json", timing).await;
+        let verifier = verifier(&provider, "/jwks.json", timing).await;
         assert_eq!(provider.fetches(), 1, "fetched at start-up");
-        assert!(verifier.check(&first.token()).await.is_some());
+        assert!(verifier.check(&token(&first)).await.is_some());
         assert_eq!(provider.fetches(), 1, "fresh keys need no fetch");
 
         tokio::time::sleep(Duration::from_millis(350)).await;
         provider.set(Mode::Slow(Duration::from_millis(800)));
         let started = Instant::now();
         for _ in 0..3 {
-            assert!(verifier.check(&first.token()).await.is_some());
+            assert!(verifier.check(&token(&first)).await.is_some());
         }
         assert!(
             started.elapsed() < Duration::from_millis(400),
@@ -181,9 +183,9 @@ mod tests {
         assert_eq!(provider.fetches(), 2, "one fetch in the background");
 
         provider.set(Mode::Slow(Duration::from_millis(200)));
-        provider.publish(json!({"keys": [first.jwk(), second.jwk()]}));
+        provider.publish(jwks_document(&[&first, &second]));
         assert!(
-            verifier.check(&second.token()).await.is_some(),
+            verifier.check(&token(&second)).await.is_some(),
             "an unknown kid waits for the fetch"
         );
         assert_eq!(provider.fetches(), 3);
@@ -191,34 +193,34 @@ mod tests {
         provider.set(Mode::Fail);
         tokio::time::sleep(Duration::from_millis(400)).await;
         assert!(
-            verifier.check(&first.token()).await.is_some(),
+            verifier.check(&token(&first)).await.is_some(),
             "keys younger than the maximum age are used while fetching fails"
         );
         tokio::time::sleep(Duration::from_millis(1200)).await;
         assert!(
-            verifier.check(&first.token()).await.is_none(),
+            verifier.check(&token(&first)).await.is_none(),
             "keys older than the maximum age are not used"
         );
         provider.set(Mode::Serve);
-        assert!(verifier.check(&first.token()).await.is_some());
+        assert!(verifier.check(&token(&first)).await.is_some());
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_redirect_is_not_followed() {
-        let key = TestKey::new("first", 1);
-        let provider = Provider::start(json!({"keys": [key.jwk()]})).await;
-        let verifier = provider.verifier("/moved", TIMING).await;
-        assert!(verifier.check(&key.token()).await.is_none());
+        let key = TestKey::ed25519("first");
+        let provider = JwksServer::start(jwks_document(&[&key])).await;
+        let verifier = verifier(&provider, "/moved", TIMING).await;
+        assert!(verifier.check(&token(&key)).await.is_none());
         assert_eq!(provider.fetches(), 0, "the redirect's target was fetched");
     }
 
     #[tokio::test]
     async fn an_issuer_that_is_not_exactly_the_one_string_is_refused() {
-        let key = TestKey::new("first", 1);
-        let jwks = json!({"keys": [key.jwk()]}).to_string();
+        let key = TestKey::ed25519("first");
+        let jwks = jwks_document(&[&key]).to_string();
         let verifier =
             JwtVerifier::with_keys(ISSUER.to_owned(), AUDIENCE.to_owned(), &jwks).unwrap();
-        assert!(verifier.check(&key.token()).await.is_some());
+        assert!(verifier.check(&token(&key)).await.is_some());
         for issuer in [
             json!([ISSUER]),
             json!(["https://evil.test/", ISSUER]),
@@ -227,7 +229,7 @@ mod tests {
         ] {
             assert!(
                 verifier
-                    .check(&key.token_from(issuer.clone()))
+                    .check(&token_from(&key, issuer.clone()))
                     .await
                     .is_none(),
                 "iss {issuer}"
@@ -235,126 +237,20 @@ mod tests {
         }
     }
 
-    struct TestKey {
-        kid: &'static str,
-        signing: ed25519_dalek::SigningKey,
+    fn token(key: &TestKey) -> String {
+        token_from(key, json!(ISSUER))
     }
 
-    impl TestKey {
-        fn new(kid: &'static str, seed: u8) -> TestKey {
-            TestKey {
-                kid,
-                signing: ed25519_dalek::SigningKey::from_bytes(&[seed; 32]),
-            }
-        }
-
-        fn jwk(&self) -> Value {
-            let x = URL_SAFE_NO_PAD.encode(self.signing.verifying_key().as_bytes());
-            json!({"kty": "OKP", "crv": "Ed25519", "kid": self.kid, "x": x})
-        }
-
-        fn token(&self) -> String {
-            self.token_from(json!(ISSUER))
-        }
-
-        /// A token whose `iss` claim is `issuer`.
-        fn token_from(&self, issuer: Value) -> String {
-            let exp = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_secs()
-                + 600;
-            let header = json!({"alg": "EdDSA", "typ": "JWT", "kid": self.kid});
-            let claims = json!({"iss": issuer, "aud": AUDIENCE, "exp": exp, "sub": "ada"});
-            let part = |value: &Value| URL_SAFE_NO_PAD.encode(value.to_string());
-            let input = format!("{}.{}", part(&header), part(&claims));
-            let signature = self.signing.sign(input.as_bytes());
-            format!("{input}.{}", URL_SAFE_NO_PAD.encode(signature.to_bytes()))
-        }
+    /// A token whose `iss` claim is `issuer`.
+    fn token_from(key: &TestKey, issuer: Value) -> String {
+        key.sign(&json!({"iss": issuer, "aud": AUDIENCE, "exp": now() + 600, "sub": "ada"}))
     }
 
-    #[derive(Clone, Copy)]
-    enum Mode {
-        Serve,
-        Slow(Duration),
-        Fail,
-    }
-
-    /// A JWKS on loopback: `/jwks.json` (counted), and `/moved`, which redirects to it.
-    struct Provider {
-        address: std::net::SocketAddr,
-        state: Arc<ProviderState>,
-    }
-
-    struct ProviderState {
-        document: Mutex<Value>,
-        mode: Mutex<Mode>,
-        fetches: AtomicUsize,
-    }
-
-    impl Provider {
-        async fn start(document: Value) -> Provider {
-            let state = Arc::new(ProviderState {
-                document: Mutex::new(document),
-                mode: Mutex::new(Mode::Serve),
-                fetches: AtomicUsize::new(0),
-            });
-            let served = Arc::clone(&state);
-            let app = axum::Router::new()
-                .route(
-                    "/jwks.json",
-                    axum::routing::get(move || {
-                        let state = Arc::clone(&served);
-                        async move { state.answer().await }
-                    }),
-                )
-                .route(
-                    "/moved",
-                    axum::routing::get(|| async {
-                        (
-                            axum::http::StatusCode::FOUND,
-                            [("location", "/jwks.json")],
-                            "",
-                        )
-                    }),
-                );
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let address = listener.local_addr().unwrap();
-            tokio::spawn(async move { axum::serve(listener, app).await });
-            Provider { address, state }
-        }
-
-        async fn verifier(&self, path: &str, timing: Timing) -> JwtVerifier {
-            let url = reqwest::Url::parse(&format!("http://{}{path}", self.address)).unwrap();
-            JwtVerifier::with_key_url_timing(ISSUER.to_owned(), AUDIENCE.to_owned(), url, timing)
-                .await
-                .unwrap()
-        }
-
-        fn set(&self, mode: Mode) {
-            *self.state.mode.lock().unwrap() = mode;
-        }
-
-        fn publish(&self, document: Value) {
-            *self.state.document.lock().unwrap() = document;
-        }
-
-        fn fetches(&self) -> usize {
-            self.state.fetches.load(Ordering::SeqCst)
-        }
-    }
-
-    impl ProviderState {
-        async fn answer(&self) -> (axum::http::StatusCode, String) {
-            self.fetches.fetch_add(1, Ordering::SeqCst);
-            let mode = *self.mode.lock().unwrap();
-            match mode {
-                Mode::Fail => return (axum::http::StatusCode::SERVICE_UNAVAILABLE, String::new()),
-                Mode::Slow(delay) => tokio::time::sleep(delay).await,
-                Mode::Serve => {}
-            }
-            let document = self.document.lock().unwrap().to_string();
-            (axum::http::StatusCode::OK, document)
-        }
+    /// A verifier that fetches its keys from `path` on `provider`.
+    async fn verifier(provider: &JwksServer, path: &str, timing: Timing) -> JwtVerifier {
+        let url = reqwest::Url::parse(&provider.url_of(path)).unwrap();
+        JwtVerifier::with_key_url_timing(ISSUER.to_owned(), AUDIENCE.to_owned(), url, timing)
+            .await
+            .unwrap()
     }
 }

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 mod http_server;
+pub mod jwt;
 mod session;
 
 // Each test binary uses a different subset of the harness.
