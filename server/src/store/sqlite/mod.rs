@@ -75,7 +75,12 @@ impl SqliteStore {
             .parent()
             .filter(|folder| !folder.as_os_str().is_empty())
         {
-            std::fs::create_dir_all(folder).map_err(|error| StoreError::Failed(Box::new(error)))?;
+            std::fs::create_dir_all(folder).map_err(|error| {
+                StoreError::failed(format!(
+                    "cannot create the database's folder {}: {error}",
+                    folder.display()
+                ))
+            })?;
         }
         let options = SqliteConnectOptions::new()
             .filename(path)
