@@ -24,7 +24,9 @@ use std::time::Duration;
 use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -33,6 +35,17 @@ use registry::{Activity, Admitted, Caps, Registry};
 /// How long to wait before accepting again after an error that is not one connection's (out of
 /// file descriptors, say), so the loop does not spin while it lasts.
 const ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
+
+/// Connections being turned away at once, at most; past it, a connection turned away is closed
+/// without a word. Each holds a socket and a small task for [`TURN_AWAY_WITHIN`] at most.
+const MAX_TURNING_AWAY: usize = 64;
+
+/// How long a connection turned away has to send its request and take the answer.
+const TURN_AWAY_WITHIN: Duration = Duration::from_secs(1);
+
+/// How long the answer to a connection turned away waits for the request to arrive: a client
+/// reads an answer that comes before its request as an error, not as the 503.
+const REQUEST_WAIT: Duration = Duration::from_millis(100);
 
 /// What a connection turned away is told before it is closed.
 const TURNED_AWAY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\n\
@@ -61,6 +74,7 @@ pub async fn serve(
 ) {
     let stop = CancellationToken::new();
     let registry = Arc::new(Registry::default());
+    let turning_away = Arc::new(Semaphore::new(MAX_TURNING_AWAY));
     let caps = Caps {
         total: limits.max_connections,
         per_address: limits.max_connections_per_address,
@@ -81,7 +95,7 @@ pub async fn serve(
                 open = registry.len(),
                 "turned a connection away: every one it competes with is busy"
             );
-            turn_away(&stream);
+            turn_away(stream, &turning_away);
             continue;
         };
         connections.spawn(serve_connection(
@@ -132,10 +146,26 @@ async fn accept(listener: &TcpListener) -> Option<(TcpStream, SocketAddr)> {
     }
 }
 
-/// Tells a connection turned away why, as far as its socket takes without waiting, before it is
-/// closed (when `stream` is dropped).
-fn turn_away(stream: &TcpStream) {
-    let _ = stream.try_write(TURNED_AWAY);
+/// Tells a connection turned away why, and closes it, on a task of its own. The answer follows
+/// the request (what arrives within [`REQUEST_WAIT`]), and the connection is closed only once
+/// the client has closed its side or [`TURN_AWAY_WITHIN`] is up: closing a socket with unread
+/// bytes resets the connection, and the client may then never read the 503.
+fn turn_away(mut stream: TcpStream, turning_away: &Arc<Semaphore>) {
+    let Ok(permit) = Arc::clone(turning_away).try_acquire_owned() else {
+        return;
+    };
+    tokio::spawn(async move {
+        let _permit = permit;
+        let mut unread = [0u8; 4096];
+        let _ = tokio::time::timeout(TURN_AWAY_WITHIN, async {
+            let _ = tokio::time::timeout(REQUEST_WAIT, stream.read(&mut unread)).await;
+            stream.write_all(TURNED_AWAY).await?;
+            stream.shutdown().await?;
+            while stream.read(&mut unread).await? > 0 {}
+            io::Result::Ok(())
+        })
+        .await;
+    });
 }
 
 /// Errors that concern the one connection being accepted, not the listener.
