@@ -112,8 +112,20 @@ pub fn review_json(
     name: &str,
     stars: u8,
 ) -> Value {
+    review_json_id(review(index), movie, title, author, name, stars)
+}
+
+/// The review with this id as the tools show it.
+pub fn review_json_id(
+    id: Uuid,
+    movie: Uuid,
+    title: &str,
+    author: Uuid,
+    name: &str,
+    stars: u8,
+) -> Value {
     json!({
-        "id": review(index),
+        "id": id,
         "stars": stars,
         "movieId": movie,
         "movieTitle": title,

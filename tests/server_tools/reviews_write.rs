@@ -1,7 +1,7 @@
 //! reviews_write: creating a review and changing its stars, what cannot change, writes at
 //! once, and what is refused.
 
-use serde_json::{Value, json};
+use serde_json::json;
 use uuid::Uuid;
 
 use crate::client::{Backend, invalid};
@@ -27,24 +27,6 @@ async fn a_new_review_is_saved_returned_and_counted(backend: Backend) {
         (zebra["reviewCount"].clone(), zebra["averageStars"].clone()),
         (json!(1), json!(5.0))
     );
-}
-
-fn review_json_id(
-    id: Uuid,
-    movie: Uuid,
-    title: &str,
-    author: Uuid,
-    name: &str,
-    stars: u8,
-) -> Value {
-    json!({
-        "id": id,
-        "stars": stars,
-        "movieId": movie,
-        "movieTitle": title,
-        "authorId": author,
-        "authorName": name,
-    })
 }
 
 async fn an_author_may_review_the_same_movie_again(backend: Backend) {

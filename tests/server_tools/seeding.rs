@@ -40,19 +40,10 @@ async fn seeding_over_a_used_database_equals_seeding_a_new_one(backend: Backend)
 
     // A database with other data, written to.
     seed_demo(&used, size, 99).await;
-    {
-        let client = Client::opening(&used, used_guard.clone()).await;
-        let movie =
-            client.ok("movies_search", json!({ "limit": 1 })).await["items"][0]["id"].clone();
-        let author =
-            client.ok("authors_search", json!({ "limit": 1 })).await["items"][0]["id"].clone();
-        client
-            .ok(
-                "reviews_write",
-                json!({ "stars": 5, "movieId": movie, "authorId": author }),
-            )
-            .await;
-    }
+    Client::opening(&used, used_guard.clone())
+        .await
+        .review_the_first_movie(5)
+        .await;
     seed_demo(&used, size, 5).await;
 
     let fresh_client = Client::opening(&fresh, fresh_guard).await;
@@ -63,17 +54,7 @@ async fn seeding_over_a_used_database_equals_seeding_a_new_one(backend: Backend)
     );
 
     // Counts are kept again: a write is counted, and search finds a seeded title.
-    let movie = used_client.ok("movies_search", json!({ "limit": 1 })).await["items"][0].clone();
-    let author = used_client
-        .ok("authors_search", json!({ "limit": 1 }))
-        .await["items"][0]["id"]
-        .clone();
-    used_client
-        .ok(
-            "reviews_write",
-            json!({ "stars": 1, "movieId": movie["id"], "authorId": author }),
-        )
-        .await;
+    let movie = used_client.review_the_first_movie(1).await;
     let after = used_client
         .ok("movies_get", json!({ "movieId": movie["id"] }))
         .await;

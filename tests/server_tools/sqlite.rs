@@ -477,19 +477,10 @@ async fn seeding_over_a_used_database_leaves_the_schema_of_a_new_one() {
 
     // A database with other data, written to.
     seed_demo(&Database::Sqlite(used.clone()), size, 99).await;
-    {
-        let client = Client::opening(&Database::Sqlite(used.clone()), used_guard).await;
-        let movie =
-            client.ok("movies_search", json!({ "limit": 1 })).await["items"][0]["id"].clone();
-        let author =
-            client.ok("authors_search", json!({ "limit": 1 })).await["items"][0]["id"].clone();
-        client
-            .ok(
-                "reviews_write",
-                json!({ "stars": 5, "movieId": movie, "authorId": author }),
-            )
-            .await;
-    }
+    Client::opening(&Database::Sqlite(used.clone()), used_guard.clone())
+        .await
+        .review_the_first_movie(5)
+        .await;
     let mut stages = Vec::new();
     movie_reviews_mcp::seed_database(
         &Database::Sqlite(used.clone()),
