@@ -1,5 +1,8 @@
 //! Shared support for the workspace tests: connecting a real rmcp client to a server running
-//! in-process over a duplex pipe, as a client application would over stdio.
+//! in-process over a duplex pipe, as a client application would over stdio; and a throwaway
+//! PostgreSQL server ([`postgres_cluster`]).
+
+pub mod postgres_cluster;
 
 use std::collections::HashMap;
 
