@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::demo::{DEMO_SEED, Size};
+use crate::store::PostgresDatabase;
 
 /// An MCP server for searching movies and authors and reading, writing and deleting reviews.
 ///
@@ -16,14 +17,27 @@ use crate::demo::{DEMO_SEED, Size};
 #[derive(Debug, Parser)]
 #[command(name = "movie-reviews-mcp", version)]
 pub struct Cli {
-    /// The SQLite database file. [default: movie-reviews.db in the platform's data directory]
+    /// The database: a SQLite file's path, or a PostgreSQL URL (postgres://user@host/name;
+    /// sslmode and the PG* environment variables are read as usual). [default:
+    /// movie-reviews.db in the platform's data directory]
     #[arg(
         long,
         global = true,
         env = "MOVIE_REVIEWS_DATABASE",
-        value_name = "PATH"
+        value_name = "PATH|URL"
     )]
     pub database: Option<PathBuf>,
+
+    /// How many connections to a PostgreSQL database each server may hold at once.
+    #[arg(
+        long,
+        global = true,
+        env = "MOVIE_REVIEWS_DATABASE_POOL_SIZE",
+        value_name = "N",
+        default_value_t = PostgresDatabase::DEFAULT_POOL_SIZE,
+        value_parser = clap::value_parser!(u32).range(1..=1000)
+    )]
+    pub database_pool_size: u32,
 
     /// Serve MCP over Streamable HTTP on this address, at the path /mcp, instead of stdio.
     /// Like 127.0.0.1:8080; port 0 picks a free port (the log says which).
@@ -41,9 +55,10 @@ pub struct Cli {
 pub enum Command {
     /// Replaces everything in a database with generated data of the given size.
     Seed {
-        /// The database to replace. Named here, never taken from MOVIE_REVIEWS_DATABASE or the
-        /// default, since everything in it is lost.
-        #[arg(long, value_name = "PATH")]
+        /// The database to replace (a SQLite file's path or a PostgreSQL URL). Named here,
+        /// never taken from MOVIE_REVIEWS_DATABASE or the default, since everything in it is
+        /// lost.
+        #[arg(long, value_name = "PATH|URL")]
         database: PathBuf,
         /// How many movies.
         #[arg(long, default_value_t = Size::DEMO.movies)]
@@ -60,8 +75,8 @@ pub enum Command {
     },
     /// Runs one tool and prints its result (the MCP CallToolResult) as JSON.
     Call {
-        /// The SQLite database file. [default: as for serving]
-        #[arg(long, env = "MOVIE_REVIEWS_DATABASE", value_name = "PATH")]
+        /// The database (a SQLite file's path or a PostgreSQL URL). [default: as for serving]
+        #[arg(long, env = "MOVIE_REVIEWS_DATABASE", value_name = "PATH|URL")]
         database: Option<PathBuf>,
         /// The tool's name, like movies_search.
         tool: String,

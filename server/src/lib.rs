@@ -48,7 +48,7 @@ pub type Error = Box<dyn std::error::Error + Send + Sync>;
 pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         None => {
-            let database = database_named(cli.database)?;
+            let database = database_named(cli.database)?.with_pool_size(cli.database_pool_size);
             if let Some(address) = cli.http {
                 let bound = http::bind(address, cli.http_options).await?;
                 let server = MovieReviews::new(open_or_create(&database).await?)?;
@@ -79,7 +79,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
             };
             let started = std::time::Instant::now();
             let mut progress = progress::SeedProgress::new();
-            let database = Database::named(database)?;
+            let database = Database::named(database)?.with_pool_size(cli.database_pool_size);
             let made = seed_database(&database, size, seed, &mut |stage, done, total| {
                 progress.update(stage, done, total)
             })
@@ -101,7 +101,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
             tool,
             arguments,
         }) => {
-            let database = database_named(database.or(cli.database))?;
+            let database =
+                database_named(database.or(cli.database))?.with_pool_size(cli.database_pool_size);
             let server = MovieReviews::new(open_or_create(&database).await?)?;
             call(server, tool, arguments.as_deref()).await
         }

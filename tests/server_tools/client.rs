@@ -15,17 +15,29 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use serde_json::{Value, json};
 use uuid::Uuid;
-use workspace_tests::{connect, output_schemas};
+use workspace_tests::{connect, output_schemas, postgres_cluster};
 
-/// A store backend the suite runs on. A new backend is one more variant here, with its arm in
-/// [`Backend::new_database`], and one more module in `on_every_backend!` (main.rs).
+/// A store backend the suite runs on. A new backend is one more variant here, with its arms in
+/// [`Backend::new_database`] and [`Backend::is_available`], and one more module in
+/// `on_every_backend!` (main.rs).
 #[derive(Clone, Copy, Debug)]
 pub enum Backend {
     /// A SQLite file in a temporary folder.
     Sqlite,
+    /// A database of its own on the tests' throwaway PostgreSQL server.
+    Postgres,
 }
 
 impl Backend {
+    /// Whether this backend can run here: PostgreSQL may not be installed, which
+    /// `postgres_cluster` reports loudly (and fails under CI).
+    pub fn is_available(self) -> bool {
+        match self {
+            Backend::Sqlite => true,
+            Backend::Postgres => postgres_cluster::cluster().is_some(),
+        }
+    }
+
     /// A new, empty database of this backend, for one test. `name` tells a test's databases
     /// apart; the database lasts as long as the guard.
     pub fn new_database(self, name: &str) -> (Database, Guard) {
@@ -33,6 +45,13 @@ impl Backend {
             Backend::Sqlite => {
                 let (path, guard) = new_sqlite_file(name);
                 (Database::Sqlite(path), guard)
+            }
+            Backend::Postgres => {
+                let cluster = postgres_cluster::cluster().expect("PostgreSQL is available");
+                let url = cluster.new_database();
+                let database = Database::named(PathBuf::from(url)).unwrap();
+                // The database goes with the cluster, at the end of the test process.
+                (database, Guard { _folder: None })
             }
         }
     }
@@ -44,7 +63,7 @@ pub fn new_sqlite_file(name: &str) -> (PathBuf, Guard) {
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join(name);
     let guard = Guard {
-        _folder: Arc::new(folder),
+        _folder: Some(Arc::new(folder)),
     };
     (path, guard)
 }
@@ -53,7 +72,7 @@ pub fn new_sqlite_file(name: &str) -> (PathBuf, Guard) {
 /// let several clients share one database.
 #[derive(Clone)]
 pub struct Guard {
-    _folder: Arc<tempfile::TempDir>,
+    _folder: Option<Arc<tempfile::TempDir>>,
 }
 
 /// Fills `database` with the demo set generated from `seed` at `size`, replacing what it held,

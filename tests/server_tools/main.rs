@@ -17,8 +17,11 @@
 //! `movies_search::sqlite::the_query_is_trimmed_and_an_empty_one_browses`. A test left off its
 //! module's list is never called, and clippy refuses the dead code.
 //!
-//! Adding a backend is one more variant of `Backend` (client.rs), with the way to make a new
-//! database of it, and one more module in `on_every_backend!` below.
+//! The backends are SQLite (a file in a temporary folder) and PostgreSQL (a database of its own
+//! on a throwaway server the tests start, see `workspace_tests::postgres_cluster`; where
+//! PostgreSQL is not installed, its tests say so and pass, except under CI). Adding a backend is
+//! one more variant of `Backend` (client.rs), with the way to make a new database of it, and one
+//! more line in `on_every_backend!` below.
 //!
 //! The tests in `sqlite` are not part of the suite: they check the SQLite backend's own
 //! mechanics with SQL of their own, and run on SQLite only.
@@ -28,11 +31,18 @@
 /// as the test, that calls it with that backend.
 macro_rules! on_every_backend {
     ($($test:ident),+ $(,)?) => {
-        mod sqlite {
+        on_every_backend!(@on sqlite, Sqlite, $($test),+);
+        on_every_backend!(@on postgres, Postgres, $($test),+);
+    };
+    (@on $module:ident, $backend:ident, $($test:ident),+) => {
+        mod $module {
             $(
                 #[tokio::test]
                 async fn $test() {
-                    super::$test(crate::client::Backend::Sqlite).await
+                    let backend = crate::client::Backend::$backend;
+                    if backend.is_available() {
+                        super::$test(backend).await
+                    }
                 }
             )+
         }

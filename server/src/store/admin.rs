@@ -5,6 +5,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use super::postgres::{PostgresDatabase, PostgresStore};
 use super::sqlite::SqliteStore;
 use super::{Backend, NewAuthor, NewMovie, NewReview, Store, StoreError, on_backend};
 
@@ -13,35 +14,51 @@ use super::{Backend, NewAuthor, NewMovie, NewReview, Store, StoreError, on_backe
 pub type Progress<'a> = &'a mut (dyn FnMut(&'static str, u64, u64) + Send);
 
 /// Which database a store keeps its data in.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Database {
     /// A SQLite database file, created (with its folder) if missing.
     Sqlite(PathBuf),
+    /// A PostgreSQL database, which must exist; its tables are created if missing. Boxed: its
+    /// connection options are ten times the size of a path.
+    Postgres(Box<PostgresDatabase>),
 }
 
 impl Database {
-    /// The database a `--database` value names: a path to a SQLite file. A PostgreSQL URL is
-    /// refused, with a message that says so, rather than taken for a path.
+    /// The database a `--database` value names: a PostgreSQL database when it starts with
+    /// `postgres://` or `postgresql://`, otherwise the path of a SQLite file.
     pub fn named(value: PathBuf) -> Result<Database, String> {
-        let text = value.to_string_lossy();
-        if ["postgres://", "postgresql://"]
-            .iter()
-            .any(|scheme| text.starts_with(scheme))
-        {
-            return Err(
-                "this server keeps its data in a SQLite file, not in PostgreSQL: \
-                        name a file path with --database"
-                    .to_owned(),
-            );
+        match value.to_str() {
+            Some(url)
+                if ["postgres://", "postgresql://"]
+                    .iter()
+                    .any(|scheme| url.starts_with(scheme)) =>
+            {
+                let database = PostgresDatabase::from_url(url)?;
+                Ok(Database::Postgres(Box::new(database)))
+            }
+            _ => Ok(Database::Sqlite(value)),
         }
-        Ok(Database::Sqlite(value))
+    }
+
+    /// The same database, reached through at most `connections` connections where the backend
+    /// keeps a pool of them (PostgreSQL); a SQLite file is unchanged.
+    pub fn with_pool_size(self, connections: u32) -> Database {
+        match self {
+            Database::Postgres(mut database) => {
+                database.pool_size = connections;
+                Database::Postgres(database)
+            }
+            sqlite => sqlite,
+        }
     }
 }
 
+/// The database as logs and errors show it: a path, or a URL without its password.
 impl fmt::Display for Database {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Database::Sqlite(path) => path.display().fmt(f),
+            Database::Postgres(database) => database.fmt(f),
         }
     }
 }
@@ -51,6 +68,7 @@ impl Store {
     pub async fn open(database: &Database) -> Result<Store, StoreError> {
         let backend = match database {
             Database::Sqlite(path) => Backend::Sqlite(SqliteStore::open(path).await?),
+            Database::Postgres(database) => Backend::Postgres(PostgresStore::open(database).await?),
         };
         Ok(Store(backend))
     }
@@ -88,21 +106,26 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     #[test]
-    fn a_path_names_a_sqlite_file_and_a_postgres_url_is_refused() {
-        assert_eq!(
+    fn a_postgres_url_names_postgresql_and_anything_else_a_sqlite_file() {
+        assert!(matches!(
             Database::named(PathBuf::from("data/reviews.db")),
-            Ok(Database::Sqlite(PathBuf::from("data/reviews.db")))
-        );
-        for url in ["postgres://reviews@db/reviews", "postgresql://db/reviews"] {
-            let refused = Database::named(PathBuf::from(url)).unwrap_err();
-            assert!(refused.contains("not in PostgreSQL"), "{refused}");
-            assert!(
-                !refused.contains("db/reviews"),
-                "the URL may hold a password"
-            );
+            Ok(Database::Sqlite(path)) if path == Path::new("data/reviews.db")
+        ));
+        for url in [
+            "postgres://reviews:secret@db.internal:6543/reviews",
+            "postgresql://reviews:secret@db.internal:6543/reviews?sslmode=require",
+        ] {
+            let database = Database::named(PathBuf::from(url)).unwrap();
+            assert!(matches!(database, Database::Postgres(_)), "{url}");
+            let shown = database.with_pool_size(3).to_string();
+            assert_eq!(shown, "postgres://reviews@db.internal:6543/reviews");
         }
+        let refused = Database::named(PathBuf::from("postgres://a:secret@db:port/x")).unwrap_err();
+        assert!(!refused.contains("secret"), "{refused}");
     }
 }

@@ -1,6 +1,7 @@
 //! Why a store call failed, in terms that hold for every backend. A backend's own error (a
 //! SQLite result code, a lost PostgreSQL connection) travels inside, as the source to log.
 
+use sqlx::migrate::MigrateError;
 use uuid::Uuid;
 
 /// A backend's own error.
@@ -58,5 +59,30 @@ impl std::error::Error for StoreError {
             | StoreError::UnknownSchema(source) => source.source(),
             StoreError::Closed | StoreError::Orphan(_) => None,
         }
+    }
+}
+
+/// sqlx's errors, from either backend: a migration another version applied is an unknown
+/// schema, a file SQLite finds damaged is unreadable, and the rest are failures.
+impl From<sqlx::Error> for StoreError {
+    fn from(error: sqlx::Error) -> StoreError {
+        if let sqlx::Error::Migrate(migrate) = &error
+            && matches!(
+                **migrate,
+                MigrateError::VersionMissing(_) | MigrateError::VersionMismatch(_)
+            )
+        {
+            return StoreError::UnknownSchema(Box::new(error));
+        }
+        if super::sqlite::is_damaged(&error) {
+            return StoreError::Unreadable(Box::new(error));
+        }
+        StoreError::Failed(Box::new(error))
+    }
+}
+
+impl From<MigrateError> for StoreError {
+    fn from(error: MigrateError) -> StoreError {
+        sqlx::Error::from(error).into()
     }
 }

@@ -1,22 +1,26 @@
 //! The store: the one place that knows SQL, behind one interface whatever database holds the
 //! data. [`Store`] offers one method per question the tools ask, in plain row types
 //! ([`rows`]), and keeps the invariants written on it; `admin` opens, loads and closes it. Each
-//! backend lives in a module of its own and answers the same questions: today `sqlite`, a
-//! database file. Nothing here sees JSON or MCP types.
+//! backend lives in a module of its own and answers the same questions: `sqlite`, a database
+//! file (the default), and `postgres`, a database server that many servers share. Nothing here
+//! sees JSON or MCP types.
 
 mod admin;
 mod error;
 mod folding;
+mod postgres;
 mod rows;
 mod sqlite;
 
 use uuid::Uuid;
 
+use postgres::PostgresStore;
 use sqlite::SqliteStore;
 
 pub use admin::{Database, Progress};
 pub use error::StoreError;
 pub use folding::fold;
+pub use postgres::PostgresDatabase;
 pub use rows::{
     AuthorRow, MovieRow, NewAuthor, NewMovie, NewReview, ReviewFilter, ReviewRow, Rows,
 };
@@ -63,6 +67,7 @@ pub struct Store(Backend);
 #[derive(Clone)]
 enum Backend {
     Sqlite(SqliteStore),
+    Postgres(PostgresStore),
 }
 
 /// Runs `$call` with `$backend` bound to whichever backend `$store` is on: a new backend is
@@ -71,6 +76,7 @@ macro_rules! on_backend {
     ($store:expr, $backend:ident => $call:expr) => {
         match &$store.0 {
             Backend::Sqlite($backend) => $call,
+            Backend::Postgres($backend) => $call,
         }
     };
 }

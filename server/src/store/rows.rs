@@ -77,3 +77,13 @@ pub struct Rows<T> {
     pub items: Vec<T>,
     pub total: u64,
 }
+
+impl<T> Rows<T> {
+    /// The number of rows across every page, when a page of `shown` rows read from `offset` with
+    /// room for `limit` tells it: a page neither full nor past the end is the last one. `None`
+    /// when the rows must be counted.
+    pub(super) fn total_from_page(offset: u32, limit: u32, shown: usize) -> Option<u64> {
+        let shown = shown as u64;
+        (shown < u64::from(limit) && (shown > 0 || offset == 0)).then(|| u64::from(offset) + shown)
+    }
+}

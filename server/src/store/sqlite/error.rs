@@ -1,35 +1,20 @@
-//! SQLite's errors as the store reports them: which of them mean a damaged file or another
-//! version's schema, and what an operator reads about those when the store opens.
+//! SQLite's errors as the store reports them: which of them mean a damaged file, and what an
+//! operator reads about a damaged file or another version's schema when the store opens.
 
 use std::path::{Path, PathBuf};
 
-use sqlx::migrate::MigrateError;
+use sqlx::error::DatabaseError as _;
+use sqlx::sqlite::SqliteError;
 
 use super::super::error::{Source, StoreError};
 
 impl From<rusqlite::Error> for StoreError {
     fn from(error: rusqlite::Error) -> StoreError {
-        classify(Box::new(error))
-    }
-}
-
-impl From<sqlx::Error> for StoreError {
-    fn from(error: sqlx::Error) -> StoreError {
-        if let sqlx::Error::Migrate(migrate) = &error
-            && matches!(
-                **migrate,
-                MigrateError::VersionMissing(_) | MigrateError::VersionMismatch(_)
-            )
-        {
-            return StoreError::UnknownSchema(Box::new(error));
+        if is_damaged(&error) {
+            StoreError::Unreadable(Box::new(error))
+        } else {
+            StoreError::Failed(Box::new(error))
         }
-        classify(Box::new(error))
-    }
-}
-
-impl From<MigrateError> for StoreError {
-    fn from(error: MigrateError) -> StoreError {
-        sqlx::Error::from(error).into()
     }
 }
 
@@ -37,14 +22,15 @@ impl From<MigrateError> for StoreError {
 /// a database at all (`SQLITE_NOTADB`).
 const DAMAGED: [i32; 2] = [11, 26];
 
-/// [`StoreError::Unreadable`] when `error`, or an error it was caused by, is SQLite finding the
-/// file damaged or not a database; [`StoreError::Failed`] otherwise.
-fn classify(error: Source) -> StoreError {
-    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(error.as_ref());
+/// Whether `error`, or an error it was caused by, is SQLite finding the file damaged or not a
+/// database.
+pub(in crate::store) fn is_damaged(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
     while let Some(cause) = next {
         let code = if let Some(cause) = cause.downcast_ref::<sqlx::Error>() {
             cause
                 .as_database_error()
+                .and_then(|cause| cause.try_downcast_ref::<SqliteError>())
                 .and_then(|cause| cause.code())
                 .and_then(|code| code.parse::<i32>().ok())
         } else if let Some(cause) = cause.downcast_ref::<rusqlite::Error>() {
@@ -54,11 +40,11 @@ fn classify(error: Source) -> StoreError {
         };
         // Extended codes keep the primary code in their low byte.
         if code.is_some_and(|code| DAMAGED.contains(&(code & 0xff))) {
-            return StoreError::Unreadable(error);
+            return true;
         }
         next = cause.source();
     }
-    StoreError::Failed(error)
+    false
 }
 
 /// `error`, met while opening the database at `path`, with what an operator can do about it

@@ -34,6 +34,8 @@ use connections::{Connections, Pooled};
 use file::{FileChanged, FileId};
 use readers::Readers;
 
+pub(super) use error::is_damaged;
+
 /// How long a statement waits for another connection's write lock (another server process on
 /// the same file, say) before giving up with "database is locked".
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -296,11 +298,9 @@ fn read_page<T: TableRow>(
     count: impl FnOnce() -> rusqlite::Result<u64>,
 ) -> rusqlite::Result<Rows<T>> {
     let items: Vec<T> = read_rows(connection, sql, (values.0, values.1, limit, offset))?;
-    let shown = items.len() as u64;
-    let total = if shown < u64::from(limit) && (shown > 0 || offset == 0) {
-        u64::from(offset) + shown
-    } else {
-        count()?
+    let total = match Rows::<T>::total_from_page(offset, limit, items.len()) {
+        Some(total) => total,
+        None => count()?,
     };
     Ok(Rows { items, total })
 }

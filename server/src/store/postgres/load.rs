@@ -1,0 +1,258 @@
+//! Loading a whole data set at once: the demo data on a new database, and `seed`. One
+//! transaction: another server sees the old data or the new, never a half-loaded database, and
+//! a failure leaves the old data as it was.
+//!
+//! The rows go in with `COPY … FROM STDIN` in PostgreSQL's text format, with the counts, totals
+//! and copies worked out here, while `movie_reviews.loading` tells the triggers to leave them
+//! be: row by row through the triggers, every review would update its movie, its author and the
+//! totals.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use sqlx::postgres::PgPool;
+use sqlx::{Acquire as _, PgConnection};
+use uuid::Uuid;
+
+use super::super::{NewAuthor, NewMovie, NewReview, Progress, StoreError, fold};
+
+/// The advisory lock a load holds, so that servers starting on one empty database at once fill
+/// it once: the others find it full when they get the lock.
+const LOAD_LOCK: i64 = 0x6d6f7669_65726576;
+
+/// Rows sent to `COPY` at once, and between two reports to the progress bar.
+const ROWS_PER_CHUNK: usize = 10_000;
+
+/// Whether the database holds any movie, author or review.
+pub(super) async fn holds_anything(
+    connection: impl sqlx::PgExecutor<'_>,
+) -> Result<bool, StoreError> {
+    Ok(sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM movies) OR EXISTS (SELECT 1 FROM authors)
+             OR EXISTS (SELECT 1 FROM reviews)",
+    )
+    .fetch_one(connection)
+    .await?)
+}
+
+/// Replaces everything in the database with these rows, telling `progress` how far it has got;
+/// with no `progress`, only if the database holds nothing. Says whether it loaded them.
+pub(super) async fn load(
+    pool: &PgPool,
+    movies: &[NewMovie],
+    authors: &[NewAuthor],
+    reviews: &[NewReview],
+    mut progress: Option<Progress<'_>>,
+) -> Result<bool, StoreError> {
+    let counts = Counts::of(movies, authors, reviews)?;
+    let mut transaction = pool.begin().await?;
+    let connection = transaction.acquire().await?;
+    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+        .bind(LOAD_LOCK)
+        .execute(&mut *connection)
+        .await?;
+    if progress.is_none() && holds_anything(&mut *connection).await? {
+        return Ok(false);
+    }
+    let mut report = |stage, done, total| {
+        if let Some(progress) = progress.as_mut() {
+            progress(stage, done, total);
+        }
+    };
+    sqlx::query("SET LOCAL movie_reviews.loading = 'on'")
+        .execute(&mut *connection)
+        .await?;
+    sqlx::query("TRUNCATE reviews, movies, authors")
+        .execute(&mut *connection)
+        .await?;
+    copy(
+        connection,
+        "COPY movies (id, title, title_folded, review_count, star_total) FROM STDIN",
+        "movies",
+        movies,
+        &mut report,
+        |line, movie| {
+            let (count, total) = counts.movies.get(&movie.id).copied().unwrap_or_default();
+            fields(
+                line,
+                &[&movie.id, &movie.title, &fold(&movie.title), &count, &total],
+            );
+        },
+    )
+    .await?;
+    copy(
+        connection,
+        "COPY authors (id, first_name, last_name, first_name_folded, last_name_folded,
+                       review_count, star_total) FROM STDIN",
+        "authors",
+        authors,
+        &mut report,
+        |line, author| {
+            let (count, total) = counts.authors.get(&author.id).copied().unwrap_or_default();
+            let folded = (fold(&author.first_name), fold(&author.last_name));
+            fields(
+                line,
+                &[
+                    &author.id,
+                    &author.first_name,
+                    &author.last_name,
+                    &folded.0,
+                    &folded.1,
+                    &count,
+                    &total,
+                ],
+            );
+        },
+    )
+    .await?;
+    let movie_of: HashMap<Uuid, &NewMovie> = movies.iter().map(|movie| (movie.id, movie)).collect();
+    let author_of: HashMap<Uuid, &NewAuthor> =
+        authors.iter().map(|author| (author.id, author)).collect();
+    copy(
+        connection,
+        "COPY reviews (id, movie_id, author_id, stars, movie_title, movie_title_folded,
+                       author_first_name, author_last_name, author_first_name_folded,
+                       author_last_name_folded) FROM STDIN",
+        "reviews",
+        reviews,
+        &mut report,
+        |line, review| {
+            // Every review names a movie and an author of the set: `Counts::of` checked.
+            let (Some(movie), Some(author)) = (
+                movie_of.get(&review.movie_id),
+                author_of.get(&review.author_id),
+            ) else {
+                return;
+            };
+            fields(
+                line,
+                &[
+                    &review.id,
+                    &review.movie_id,
+                    &review.author_id,
+                    &review.stars,
+                    &movie.title,
+                    &fold(&movie.title),
+                    &author.first_name,
+                    &author.last_name,
+                    &fold(&author.first_name),
+                    &fold(&author.last_name),
+                ],
+            );
+        },
+    )
+    .await?;
+    sqlx::query("UPDATE totals SET movies = $1, authors = $2, reviews = $3")
+        .bind(row_count(movies.len()))
+        .bind(row_count(authors.len()))
+        .bind(row_count(reviews.len()))
+        .execute(&mut *connection)
+        .await?;
+    report("committing", 0, 0);
+    transaction.commit().await?;
+    Ok(true)
+}
+
+/// Each movie's and author's review count and star total in the data set.
+struct Counts {
+    movies: HashMap<Uuid, (u64, u64)>,
+    authors: HashMap<Uuid, (u64, u64)>,
+}
+
+impl Counts {
+    /// The counts, or [`StoreError::Orphan`] for a review whose movie or author is not in the
+    /// set.
+    fn of(
+        movies: &[NewMovie],
+        authors: &[NewAuthor],
+        reviews: &[NewReview],
+    ) -> Result<Counts, StoreError> {
+        let mut counts = Counts {
+            movies: movies.iter().map(|movie| (movie.id, (0, 0))).collect(),
+            authors: authors.iter().map(|author| (author.id, (0, 0))).collect(),
+        };
+        for review in reviews {
+            let stars = u64::from(review.stars);
+            for (counted, id) in [
+                (&mut counts.movies, review.movie_id),
+                (&mut counts.authors, review.author_id),
+            ] {
+                let (count, total) = counted.get_mut(&id).ok_or(StoreError::Orphan(review.id))?;
+                *count += 1;
+                *total += stars;
+            }
+        }
+        Ok(counts)
+    }
+}
+
+/// Sends `rows` to `statement`, a `COPY … FROM STDIN`, a chunk at a time, each row written as a
+/// line by `line`, telling `report` how many of `stage` are in.
+async fn copy<T>(
+    connection: &mut PgConnection,
+    statement: &str,
+    stage: &'static str,
+    rows: &[T],
+    report: &mut impl FnMut(&'static str, u64, u64),
+    mut line: impl FnMut(&mut String, &T),
+) -> Result<(), StoreError> {
+    let total = rows.len() as u64;
+    let mut copy = connection.copy_in_raw(statement).await?;
+    let mut chunk = String::new();
+    let mut done = 0;
+    for part in rows.chunks(ROWS_PER_CHUNK) {
+        chunk.clear();
+        for row in part {
+            line(&mut chunk, row);
+        }
+        if let Err(error) = copy.send(chunk.as_bytes()).await {
+            // Ended, so that the connection can roll the transaction back.
+            copy.abort(error.to_string()).await?;
+            return Err(error.into());
+        }
+        done += part.len() as u64;
+        report(stage, done, total);
+    }
+    copy.finish().await?;
+    Ok(())
+}
+
+/// Appends one line of `COPY`'s text format: the values, tab-separated, each escaped so that a
+/// backslash, tab, newline or carriage return in a text is read as itself.
+fn fields(line: &mut String, values: &[&dyn std::fmt::Display]) {
+    for (index, value) in values.iter().enumerate() {
+        if index > 0 {
+            line.push('\t');
+        }
+        let start = line.len();
+        // Writing to a String cannot fail.
+        let _ = write!(line, "{value}");
+        if line[start..].contains(['\\', '\t', '\n', '\r']) {
+            let escaped = line[start..]
+                .replace('\\', "\\\\")
+                .replace('\t', "\\t")
+                .replace('\n', "\\n")
+                .replace('\r', "\\r");
+            line.truncate(start);
+            line.push_str(&escaped);
+        }
+    }
+    line.push('\n');
+}
+
+/// A number of rows as PostgreSQL's `bigint`; a slice never holds more than `i64::MAX`.
+fn row_count(rows: usize) -> i64 {
+    i64::try_from(rows).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_lines_escape_what_the_text_format_reads_specially() {
+        let mut line = String::new();
+        fields(&mut line, &[&"a\tb", &"c\\d\ne", &7]);
+        assert_eq!(line, "a\\tb\tc\\\\d\\ne\t7\n");
+    }
+}

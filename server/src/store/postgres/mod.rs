@@ -1,0 +1,163 @@
+//! The PostgreSQL backend: one database that any number of servers share, migrated with
+//! `migrations/postgres`, answering the store's questions (see [`super::Store`]) through a pool
+//! of sqlx connections. sqlx speaks PostgreSQL's protocol on the runtime's own tasks, with no
+//! thread hand-off, so every call is async all the way down.
+//!
+//! A read of more than one statement runs in one `REPEATABLE READ READ ONLY` transaction, so a
+//! page, its total and its reviews come from one snapshot; a write is one statement in
+//! autocommit, which PostgreSQL makes durable before it answers (`synchronous_commit` on). The
+//! data rules are the schema's triggers (`migrations/postgres`), which hold whoever writes.
+
+mod authors;
+mod error;
+mod load;
+mod movies;
+mod reviews;
+mod rows;
+mod search;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::{PgConnection, Postgres, Transaction};
+use uuid::Uuid;
+
+use super::{NewAuthor, NewMovie, NewReview, Progress, StoreError};
+
+/// How long a statement may run before PostgreSQL cancels it, so that one slow query cannot
+/// hold a connection for ever.
+const STATEMENT_TIMEOUT: &str = "30s";
+
+/// How long a call waits for a connection before it fails, when the pool is busy or the
+/// database is away.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Which PostgreSQL database to use, and how many connections to it a server may hold.
+#[derive(Debug, Clone)]
+pub struct PostgresDatabase {
+    pub options: PgConnectOptions,
+    pub pool_size: u32,
+}
+
+impl PostgresDatabase {
+    /// The pool size when none is named.
+    pub const DEFAULT_POOL_SIZE: u32 = 10;
+
+    /// The database a `postgres://` or `postgresql://` URL names; sqlx also reads `sslmode`
+    /// and the other parameters from it, and the usual `PG*` environment variables.
+    pub fn from_url(url: &str) -> Result<PostgresDatabase, String> {
+        let options = url.parse::<PgConnectOptions>().map_err(|error| {
+            // The URL may hold a password, so it is not repeated.
+            format!("the PostgreSQL URL given with --database cannot be read: {error}")
+        })?;
+        Ok(PostgresDatabase {
+            options,
+            pool_size: PostgresDatabase::DEFAULT_POOL_SIZE,
+        })
+    }
+}
+
+/// The database as logs and errors show it: user, host, port and name, never the password.
+impl std::fmt::Display for PostgresDatabase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let options = &self.options;
+        write!(
+            f,
+            "postgres://{}@{}:{}/{}",
+            options.get_username(),
+            options.get_host(),
+            options.get_port(),
+            options.get_database().unwrap_or(options.get_username())
+        )
+    }
+}
+
+/// A movie-review database on a PostgreSQL server.
+#[derive(Clone)]
+pub struct PostgresStore {
+    pool: PgPool,
+    /// The database as errors name it.
+    shown: Arc<str>,
+}
+
+impl PostgresStore {
+    /// Connects to `database` and migrates it forward. Servers starting at once on a new
+    /// database migrate it once: sqlx holds an advisory lock while it migrates.
+    pub async fn open(database: &PostgresDatabase) -> Result<PostgresStore, StoreError> {
+        let shown: Arc<str> = Arc::from(database.to_string());
+        let options = database
+            .options
+            .clone()
+            .application_name("movie-reviews-mcp")
+            .options([("statement_timeout", STATEMENT_TIMEOUT)]);
+        let pool = PgPoolOptions::new()
+            .max_connections(database.pool_size.max(1))
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .connect_with(options)
+            .await
+            .map_err(|error| error::unreachable(&shown, error))?;
+        sqlx::migrate!("../migrations/postgres")
+            .run(&pool)
+            .await
+            .map_err(|error| error::at_open(&shown, error.into()))?;
+        Ok(PostgresStore { pool, shown })
+    }
+
+    /// Runs `read` in one read-only transaction that sees one snapshot throughout.
+    async fn read<T>(
+        &self,
+        read: impl AsyncFnOnce(&mut PgConnection) -> Result<T, sqlx::Error>,
+    ) -> Result<T, StoreError> {
+        let mut transaction: Transaction<'static, Postgres> = self
+            .pool
+            .begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            .await?;
+        let value = read(&mut transaction).await?;
+        transaction.commit().await?;
+        Ok(value)
+    }
+
+    /// Whether `sql`, a `SELECT EXISTS (… WHERE id = $1)`, finds `id`: one statement, so no
+    /// transaction is needed.
+    async fn exists(&self, sql: &'static str, id: Uuid) -> Result<bool, StoreError> {
+        Ok(sqlx::query_scalar(sql)
+            .bind(id)
+            .fetch_one(&self.pool)
+            .await?)
+    }
+
+    /// Fills the database with these rows if it holds none yet, and says whether it did.
+    pub async fn fill_if_empty(
+        &self,
+        movies: &[NewMovie],
+        authors: &[NewAuthor],
+        reviews: &[NewReview],
+    ) -> Result<bool, StoreError> {
+        // The usual start, on a database in use, takes no lock.
+        if load::holds_anything(&self.pool).await? {
+            return Ok(false);
+        }
+        let loaded = load::load(&self.pool, movies, authors, reviews, None).await;
+        loaded.map_err(|error| error::at_open(&self.shown, error))
+    }
+
+    /// Replaces everything in the database with the given rows, in one transaction, telling
+    /// `progress` how far it has got.
+    pub async fn replace_all(
+        &self,
+        movies: &[NewMovie],
+        authors: &[NewAuthor],
+        reviews: &[NewReview],
+        progress: Progress<'_>,
+    ) -> Result<(), StoreError> {
+        load::load(&self.pool, movies, authors, reviews, Some(progress))
+            .await
+            .map(|_| ())
+    }
+
+    /// Waits for the calls in progress, then closes every connection.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}

@@ -1,0 +1,138 @@
+//! The `reviews` table: pages in review order, one review by id, and writes. Each write is one
+//! statement in autocommit; the schema's triggers fill a new review's copies and move the counts
+//! in the same transaction.
+
+use sqlx::AssertSqlSafe;
+use uuid::Uuid;
+
+use super::super::{NewReview, ReviewFilter, ReviewRow, Rows};
+use super::movies::OF_MOVIE_ORDER;
+use super::rows::{REVIEW_COLUMNS, count};
+use super::search::REVIEW_ORDER;
+use super::{PostgresStore, StoreError};
+
+/// An author's reviews in review order: they share the author's names, so the movie's title and
+/// the id remain (the `reviews_of_author` index).
+const OF_AUTHOR_ORDER: &str = "movie_title_folded, movie_title, id";
+
+impl PostgresStore {
+    /// A page of reviews, filtered by movie and/or author, in review order.
+    pub async fn list_reviews(
+        &self,
+        filter: ReviewFilter,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Rows<ReviewRow>, StoreError> {
+        // One statement per filter, each in the order its index keeps, and the total kept on
+        // the movie or author (or the totals) where there is one. The ids given are bound
+        // first, movie before author, then the limit and the offset.
+        let (condition, order, total) = match (filter.movie_id, filter.author_id) {
+            (None, None) => ("TRUE", REVIEW_ORDER, "SELECT reviews FROM totals"),
+            (Some(_), None) => (
+                "movie_id = $1",
+                OF_MOVIE_ORDER,
+                "SELECT review_count FROM movies WHERE id = $1",
+            ),
+            (None, Some(_)) => (
+                "author_id = $1",
+                OF_AUTHOR_ORDER,
+                "SELECT review_count FROM authors WHERE id = $1",
+            ),
+            (Some(_), Some(_)) => (
+                "movie_id = $1 AND author_id = $2",
+                "id",
+                "SELECT count(*) FROM reviews WHERE movie_id = $1 AND author_id = $2",
+            ),
+        };
+        let ids: Vec<Uuid> = [filter.movie_id, filter.author_id]
+            .into_iter()
+            .flatten()
+            .collect();
+        let page = format!(
+            "SELECT {REVIEW_COLUMNS} FROM reviews WHERE {condition} ORDER BY {order} \
+             LIMIT ${limit_at} OFFSET ${offset_at}",
+            limit_at = ids.len() + 1,
+            offset_at = ids.len() + 2,
+        );
+        self.read(async |connection| {
+            let mut query = sqlx::query_as::<_, ReviewRow>(AssertSqlSafe(page));
+            for id in &ids {
+                query = query.bind(id);
+            }
+            let items = query
+                .bind(i64::from(limit))
+                .bind(i64::from(offset))
+                .fetch_all(&mut *connection)
+                .await?;
+            let total = match Rows::<ReviewRow>::total_from_page(offset, limit, items.len()) {
+                Some(total) => total,
+                None => {
+                    let mut query = sqlx::query_scalar::<_, i64>(total);
+                    for id in &ids {
+                        query = query.bind(id);
+                    }
+                    // A movie or an author that is not there has no reviews.
+                    count(query.fetch_optional(&mut *connection).await?.unwrap_or(0))?
+                }
+            };
+            Ok(Rows { items, total })
+        })
+        .await
+    }
+
+    /// The review with this id, if there is one.
+    pub async fn review(&self, id: Uuid) -> Result<Option<ReviewRow>, StoreError> {
+        let sql = format!("SELECT {REVIEW_COLUMNS} FROM reviews WHERE id = $1");
+        Ok(sqlx::query_as(AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?)
+    }
+
+    /// Whether a review has this id.
+    pub async fn review_exists(&self, id: Uuid) -> Result<bool, StoreError> {
+        self.exists("SELECT EXISTS (SELECT 1 FROM reviews WHERE id = $1)", id)
+            .await
+    }
+
+    /// Saves a new review and returns it as saved; `None` when its movie or author is gone.
+    pub async fn create_review(&self, review: &NewReview) -> Result<Option<ReviewRow>, StoreError> {
+        let sql = format!(
+            "INSERT INTO reviews (id, movie_id, author_id, stars)
+             SELECT $1, m.id, a.id, $4 FROM movies m, authors a WHERE m.id = $2 AND a.id = $3
+             RETURNING {REVIEW_COLUMNS}"
+        );
+        let mut saved: Vec<ReviewRow> = sqlx::query_as(AssertSqlSafe(sql))
+            .bind(review.id)
+            .bind(review.movie_id)
+            .bind(review.author_id)
+            .bind(i16::from(review.stars))
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(saved.pop())
+    }
+
+    /// Changes a review's stars and returns it as saved; `None` when no review has this id.
+    pub async fn set_review_stars(
+        &self,
+        id: Uuid,
+        stars: u8,
+    ) -> Result<Option<ReviewRow>, StoreError> {
+        let sql = format!("UPDATE reviews SET stars = $2 WHERE id = $1 RETURNING {REVIEW_COLUMNS}");
+        let mut saved: Vec<ReviewRow> = sqlx::query_as(AssertSqlSafe(sql))
+            .bind(id)
+            .bind(i16::from(stars))
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(saved.pop())
+    }
+
+    /// Deletes a review; false when no review has this id.
+    pub async fn delete_review(&self, id: Uuid) -> Result<bool, StoreError> {
+        let deleted = sqlx::query("DELETE FROM reviews WHERE id = $1")
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(deleted.rows_affected() > 0)
+    }
+}
