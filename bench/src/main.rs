@@ -19,6 +19,7 @@
 //! end, so the database keeps its seeded counts and is reused by the next run.
 //!
 //! With `--plot PATH` it also draws each tool's p50 (one call in flight) against data size.
+//! `--database postgres://…` benches the PostgreSQL backend on that (existing) database.
 //!
 //! Run from the workspace root (`bench` starts the `movie-reviews-mcp` binary beside it, so
 //! build both):
@@ -33,7 +34,7 @@
 
 use movie_reviews_mcp::demo::SplitMix64;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -72,9 +73,10 @@ struct Args {
     /// Relative weights of the kinds of call.
     #[arg(long, default_value = "get=4,search=3,list=2,write=1")]
     mix: String,
-    /// The database, for a single size. [default: movie-reviews-bench-SIZE.db in the temp dir,
-    /// reused if it holds the right counts, else seeded]
-    #[arg(long, value_name = "PATH")]
+    /// The database, for a single size: a SQLite file's path, or a PostgreSQL URL to bench
+    /// that backend (the database must exist). [default: movie-reviews-bench-SIZE.db in the
+    /// temp dir, reused if it holds the right counts, else seeded]
+    #[arg(long, value_name = "PATH|URL")]
     database: Option<PathBuf>,
     /// Also draw p50 latency (one call in flight) of each tool against data size, as a PNG.
     #[arg(long, value_name = "PATH")]
@@ -211,22 +213,21 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
     let database = args.database.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("movie-reviews-bench-{}.db", size.name()))
     });
+    // The server is given the argument as it is; the in-process store calls read it the same way.
+    let target = Database::named(database.clone())?;
     let counts = size.counts();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
 
     // Seed, unless the file already holds exactly this size.
-    let seed_time = if runtime.block_on(has_counts(&database, counts)) {
-        eprintln!("bench: reusing {} ({:?})", database.display(), counts);
+    let seed_time = if runtime.block_on(has_counts(&target, counts)) {
+        eprintln!("bench: reusing {target} ({counts:?})");
         None
     } else {
         eprintln!(
-            "bench: seeding {} with {} movies, {} authors, {} reviews…",
-            database.display(),
-            counts.0,
-            counts.1,
-            counts.2
+            "bench: seeding {target} with {} movies, {} authors, {} reviews…",
+            counts.0, counts.1, counts.2
         );
         let started = Instant::now();
         let status = Command::new(&server)
@@ -326,16 +327,16 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
         .enable_all()
         .build()?;
     let (store_run, store_written) =
-        store_runtime.block_on(store_calls(&database, &run.serial_calls))?;
+        store_runtime.block_on(store_calls(&target, &run.serial_calls))?;
     let mut written = run.main_run.written.clone();
     written.extend(&run.serial_run.written);
     written.extend(store_written);
-    runtime.block_on(delete_reviews(&database, &written))?;
+    runtime.block_on(delete_reviews(&target, &written))?;
 
     Ok(Report {
         size,
         counts,
-        database,
+        database: target,
         in_flight: args.in_flight,
         calls: run.calls.len(),
         seed_time,
@@ -348,12 +349,14 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
     })
 }
 
-/// Whether the database at `path` exists and holds exactly these counts.
-async fn has_counts(path: &Path, (movies, authors, reviews): (u64, u64, u64)) -> bool {
-    if !path.is_file() {
+/// Whether the database exists and holds exactly these counts.
+async fn has_counts(database: &Database, (movies, authors, reviews): (u64, u64, u64)) -> bool {
+    if let Database::Sqlite(path) = database
+        && !path.is_file()
+    {
         return false;
     }
-    let Ok(store) = Store::open(&Database::Sqlite(path.to_owned())).await else {
+    let Ok(store) = Store::open(database).await else {
         return false;
     };
     let found = async {
@@ -820,8 +823,8 @@ fn read_answer(
 }
 
 /// Runs on the store the same store functions each call's tool runs, one call at a time.
-async fn store_calls(path: &Path, calls: &[Call]) -> Result<(RunResult, Vec<Uuid>), Error> {
-    let store = Store::open(&Database::Sqlite(path.to_owned())).await?;
+async fn store_calls(database: &Database, calls: &[Call]) -> Result<(RunResult, Vec<Uuid>), Error> {
+    let store = Store::open(database).await?;
     let mut latencies = vec![Vec::new(); TOOLS.len()];
     let mut written = Vec::new();
     let started = Instant::now();
@@ -899,8 +902,8 @@ async fn store_calls(path: &Path, calls: &[Call]) -> Result<(RunResult, Vec<Uuid
 }
 
 /// Deletes the reviews the benchmark wrote, so the database keeps its seeded counts.
-async fn delete_reviews(path: &Path, ids: &[Uuid]) -> Result<(), Error> {
-    let store = Store::open(&Database::Sqlite(path.to_owned())).await?;
+async fn delete_reviews(database: &Database, ids: &[Uuid]) -> Result<(), Error> {
+    let store = Store::open(database).await?;
     for id in ids {
         store.delete_review(*id).await?;
     }
@@ -937,7 +940,7 @@ struct ServerRun {
 struct Report {
     size: SizeName,
     counts: (u64, u64, u64),
-    database: PathBuf,
+    database: Database,
     in_flight: usize,
     calls: usize,
     seed_time: Option<Duration>,
@@ -1006,7 +1009,7 @@ fn print_table(report: &Report) {
         "movie-reviews-mcp bench: {} set ({movies} movies, {authors} authors, {reviews} reviews), \
          {}",
         report.size.name(),
-        report.database.display()
+        report.database
     );
     let per_second = report.calls as f64 / report.main_run.elapsed.as_secs_f64();
     let serial_per_second = report
