@@ -85,7 +85,7 @@ use on_backend;
 /// The questions the tools ask.
 impl Store {
     /// A page of the movies whose title contains `query` (invariant 5), in title order, and, if
-    /// asked for, every review of those movies in review order.
+    /// asked for, every review of those movies, each movie's in review order.
     pub async fn search_movies(
         &self,
         query: Option<&str>,
@@ -111,8 +111,8 @@ impl Store {
     }
 
     /// A page of the authors whose first name, last name or "first last" contains `query`
-    /// (invariant 5), in name order, and, if asked for, every review they wrote in review
-    /// order.
+    /// (invariant 5), in name order, and, if asked for, every review they wrote, each author's
+    /// in review order.
     pub async fn search_authors(
         &self,
         query: Option<&str>,

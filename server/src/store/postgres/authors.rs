@@ -4,7 +4,7 @@ use uuid::Uuid;
 
 use super::super::{AuthorRow, ReviewRow, Rows};
 use super::rows::AUTHOR_COLUMNS;
-use super::search::{Identified, Searched};
+use super::search::Searched;
 use super::{PostgresStore, StoreError};
 
 /// How [`PostgresStore::search_with_reviews`] reads this table: name order is the
@@ -16,12 +16,6 @@ const SEARCHED: Searched = Searched {
     order: "last_name_folded, last_name, first_name_folded, first_name, id",
     reviews_by: "author_id",
 };
-
-impl Identified for AuthorRow {
-    fn id(&self) -> Uuid {
-        self.id
-    }
-}
 
 impl PostgresStore {
     /// A page of the authors whose folded "first last" contains `term` (already trimmed and

@@ -3,10 +3,11 @@
 //! of sqlx connections. sqlx speaks PostgreSQL's protocol on the runtime's own tasks, with no
 //! thread hand-off, so every call is async all the way down.
 //!
-//! A read of more than one statement runs in one `REPEATABLE READ READ ONLY` transaction, so a
-//! page, its total and its reviews come from one snapshot; a write is one statement in
-//! autocommit, which PostgreSQL makes durable before it answers (`synchronous_commit` on). The
-//! data rules are the schema's triggers (`migrations/postgres`), which hold whoever writes.
+//! Every read is one statement (a page with its total and its reviews, a movie with its
+//! reviews), so it sees one snapshot without a transaction, whose `BEGIN` and `COMMIT` would
+//! each cost a round trip; a write is one statement in autocommit, which PostgreSQL makes
+//! durable before it answers (`synchronous_commit` on). The data rules are the schema's triggers
+//! (`migrations/postgres`), which hold whoever writes.
 
 mod authors;
 mod error;
@@ -20,7 +21,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::{PgConnection, Postgres, Transaction};
 use uuid::Uuid;
 
 use super::{NewAuthor, NewMovie, NewReview, Progress, StoreError};
@@ -104,22 +104,7 @@ impl PostgresStore {
         Ok(PostgresStore { pool, shown })
     }
 
-    /// Runs `read` in one read-only transaction that sees one snapshot throughout.
-    async fn read<T>(
-        &self,
-        read: impl AsyncFnOnce(&mut PgConnection) -> Result<T, sqlx::Error>,
-    ) -> Result<T, StoreError> {
-        let mut transaction: Transaction<'static, Postgres> = self
-            .pool
-            .begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            .await?;
-        let value = read(&mut transaction).await?;
-        transaction.commit().await?;
-        Ok(value)
-    }
-
-    /// Whether `sql`, a `SELECT EXISTS (… WHERE id = $1)`, finds `id`: one statement, so no
-    /// transaction is needed.
+    /// Whether `sql`, a `SELECT EXISTS (… WHERE id = $1)`, finds `id`.
     async fn exists(&self, sql: &'static str, id: Uuid) -> Result<bool, StoreError> {
         Ok(sqlx::query_scalar(sql)
             .bind(id)

@@ -4,8 +4,9 @@ use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 
 use super::super::{MovieRow, ReviewRow, Rows};
-use super::rows::{MOVIE_COLUMNS, REVIEW_COLUMNS};
-use super::search::{Identified, Searched};
+use super::rows::{MOVIE_COLUMNS, REVIEW_COLUMNS, prefixed, review_at};
+use super::search::PageRow as _;
+use super::search::Searched;
 use super::{PostgresStore, StoreError};
 
 /// How [`PostgresStore::search_with_reviews`] reads this table: title order is the
@@ -23,12 +24,6 @@ const SEARCHED: Searched = Searched {
 pub(super) const OF_MOVIE_ORDER: &str = "author_last_name_folded, author_last_name, \
      author_first_name_folded, author_first_name, id";
 
-impl Identified for MovieRow {
-    fn id(&self) -> Uuid {
-        self.id
-    }
-}
-
 impl PostgresStore {
     /// A page of the movies whose folded title contains `term` (already trimmed and folded;
     /// `None`: every one), and, if asked for, every review of them.
@@ -43,30 +38,37 @@ impl PostgresStore {
             .await
     }
 
-    /// The movie with this id and every review of it in review order, if there is one.
+    /// The movie with this id and every review of it in review order, if there is one: one
+    /// statement, so one snapshot without a transaction's two round trips.
     pub async fn movie_with_reviews(
         &self,
         id: Uuid,
     ) -> Result<Option<(MovieRow, Vec<ReviewRow>)>, StoreError> {
-        self.read(async |connection| {
-            let movie_sql = format!("SELECT {MOVIE_COLUMNS} FROM movies WHERE id = $1");
-            let movie: Option<MovieRow> = sqlx::query_as(AssertSqlSafe(movie_sql))
-                .bind(id)
-                .fetch_optional(&mut *connection)
-                .await?;
-            let Some(movie) = movie else {
-                return Ok(None);
-            };
-            let reviews_sql = format!(
-                "SELECT {REVIEW_COLUMNS} FROM reviews WHERE movie_id = $1 ORDER BY {OF_MOVIE_ORDER}"
-            );
-            let reviews = sqlx::query_as(AssertSqlSafe(reviews_sql))
-                .bind(id)
-                .fetch_all(&mut *connection)
-                .await?;
-            Ok(Some((movie, reviews)))
-        })
-        .await
+        let sql = format!(
+            "SELECT m.id, m.title, m.review_count, m.star_total, {reviews}
+             FROM movies m LEFT JOIN reviews r ON r.movie_id = m.id
+             WHERE m.id = $1 ORDER BY {order}",
+            reviews = prefixed("r", REVIEW_COLUMNS),
+            order = prefixed("r", OF_MOVIE_ORDER),
+        );
+        let rows = sqlx::query(AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_all(&self.pool)
+            .await?;
+        let Some(first) = rows.first() else {
+            return Ok(None);
+        };
+        let Some(movie) = MovieRow::at(first, 0)? else {
+            return Ok(None);
+        };
+        let mut reviews = Vec::with_capacity(rows.len());
+        for row in &rows {
+            // A movie without reviews comes back as one row with no review in it.
+            if let Some(review) = review_at(row, 4)? {
+                reviews.push(review);
+            }
+        }
+        Ok(Some((movie, reviews)))
     }
 
     /// Whether a movie has this id.

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::super::{NewReview, ReviewFilter, ReviewRow, Rows};
 use super::movies::OF_MOVIE_ORDER;
-use super::rows::{REVIEW_COLUMNS, count};
+use super::rows::{REVIEW_COLUMNS, count_at, prefixed, review_at};
 use super::search::REVIEW_ORDER;
 use super::{PostgresStore, StoreError};
 
@@ -23,9 +23,11 @@ impl PostgresStore {
         offset: u32,
         limit: u32,
     ) -> Result<Rows<ReviewRow>, StoreError> {
-        // One statement per filter, each in the order its index keeps, and the total kept on
-        // the movie or author (or the totals) where there is one. The ids given are bound
-        // first, movie before author, then the limit and the offset.
+        // One statement per filter, each in the order its index keeps, with the total kept
+        // on the movie or author (or the totals) where there is one: the page and its total in
+        // one statement, so from one snapshot, and a row with the total even when the page is
+        // empty. The ids given are bound first, movie before author, then the limit and the
+        // offset.
         let (condition, order, total) = match (filter.movie_id, filter.author_id) {
             (None, None) => ("TRUE", REVIEW_ORDER, "SELECT reviews FROM totals"),
             (Some(_), None) => (
@@ -48,36 +50,39 @@ impl PostgresStore {
             .into_iter()
             .flatten()
             .collect();
-        let page = format!(
-            "SELECT {REVIEW_COLUMNS} FROM reviews WHERE {condition} ORDER BY {order} \
-             LIMIT ${limit_at} OFFSET ${offset_at}",
+        // A movie or an author that is not there has no reviews.
+        let sql = format!(
+            "SELECT coalesce(({total}), 0), {columns}
+             FROM (SELECT 1) one LEFT JOIN LATERAL (
+                 SELECT * FROM reviews WHERE {condition} ORDER BY {order}
+                 LIMIT ${limit_at} OFFSET ${offset_at}) r ON TRUE
+             ORDER BY {outer_order}",
+            columns = prefixed("r", REVIEW_COLUMNS),
+            outer_order = prefixed("r", order),
             limit_at = ids.len() + 1,
             offset_at = ids.len() + 2,
         );
-        self.read(async |connection| {
-            let mut query = sqlx::query_as::<_, ReviewRow>(AssertSqlSafe(page));
-            for id in &ids {
-                query = query.bind(id);
+        let mut query = sqlx::query(AssertSqlSafe(sql));
+        for id in &ids {
+            query = query.bind(id);
+        }
+        let rows = query
+            .bind(i64::from(limit))
+            .bind(i64::from(offset))
+            .fetch_all(&self.pool)
+            .await?;
+        let mut page = Rows {
+            items: Vec::with_capacity(rows.len()),
+            total: 0,
+        };
+        for row in &rows {
+            page.total = count_at(row, 0)?;
+            // An empty page comes back as one row with the total and no review.
+            if let Some(review) = review_at(row, 1)? {
+                page.items.push(review);
             }
-            let items = query
-                .bind(i64::from(limit))
-                .bind(i64::from(offset))
-                .fetch_all(&mut *connection)
-                .await?;
-            let total = match Rows::<ReviewRow>::total_from_page(offset, limit, items.len()) {
-                Some(total) => total,
-                None => {
-                    let mut query = sqlx::query_scalar::<_, i64>(total);
-                    for id in &ids {
-                        query = query.bind(id);
-                    }
-                    // A movie or an author that is not there has no reviews.
-                    count(query.fetch_optional(&mut *connection).await?.unwrap_or(0))?
-                }
-            };
-            Ok(Rows { items, total })
-        })
-        .await
+        }
+        Ok(page)
     }
 
     /// The review with this id, if there is one.

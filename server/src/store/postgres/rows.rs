@@ -3,8 +3,10 @@
 
 use sqlx::postgres::PgRow;
 use sqlx::{FromRow, Row};
+use uuid::Uuid;
 
 use super::super::{AuthorRow, MovieRow, ReviewRow};
+use super::search::PageRow;
 
 /// The columns a [`MovieRow`] is read from, in its fields' order.
 pub(super) const MOVIE_COLUMNS: &str = "id, title, review_count, star_total";
@@ -16,42 +18,78 @@ pub(super) const AUTHOR_COLUMNS: &str = "id, first_name, last_name, review_count
 pub(super) const REVIEW_COLUMNS: &str =
     "id, stars, movie_id, movie_title, author_id, author_first_name, author_last_name";
 
-impl FromRow<'_, PgRow> for MovieRow {
-    fn from_row(row: &PgRow) -> Result<MovieRow, sqlx::Error> {
-        Ok(MovieRow {
-            id: row.try_get(0)?,
-            title: row.try_get(1)?,
-            review_count: unsigned(row, 2)?,
-            star_total: unsigned(row, 3)?,
-        })
+impl PageRow for MovieRow {
+    const WIDTH: usize = 4;
+
+    fn at(row: &PgRow, first: usize) -> Result<Option<MovieRow>, sqlx::Error> {
+        let Some(id) = row.try_get(first)? else {
+            return Ok(None);
+        };
+        Ok(Some(MovieRow {
+            id,
+            title: row.try_get(first + 1)?,
+            review_count: unsigned(row, first + 2)?,
+            star_total: unsigned(row, first + 3)?,
+        }))
+    }
+
+    fn id(&self) -> Uuid {
+        self.id
     }
 }
 
-impl FromRow<'_, PgRow> for AuthorRow {
-    fn from_row(row: &PgRow) -> Result<AuthorRow, sqlx::Error> {
-        Ok(AuthorRow {
-            id: row.try_get(0)?,
-            first_name: row.try_get(1)?,
-            last_name: row.try_get(2)?,
-            review_count: unsigned(row, 3)?,
-            star_total: unsigned(row, 4)?,
-        })
+impl PageRow for AuthorRow {
+    const WIDTH: usize = 5;
+
+    fn at(row: &PgRow, first: usize) -> Result<Option<AuthorRow>, sqlx::Error> {
+        let Some(id) = row.try_get(first)? else {
+            return Ok(None);
+        };
+        Ok(Some(AuthorRow {
+            id,
+            first_name: row.try_get(first + 1)?,
+            last_name: row.try_get(first + 2)?,
+            review_count: unsigned(row, first + 3)?,
+            star_total: unsigned(row, first + 4)?,
+        }))
+    }
+
+    fn id(&self) -> Uuid {
+        self.id
     }
 }
 
 impl FromRow<'_, PgRow> for ReviewRow {
     fn from_row(row: &PgRow) -> Result<ReviewRow, sqlx::Error> {
-        let stars: i16 = row.try_get(1)?;
-        Ok(ReviewRow {
-            id: row.try_get(0)?,
-            stars: u8::try_from(stars).map_err(|_| out_of_range(1, stars))?,
-            movie_id: row.try_get(2)?,
-            movie_title: row.try_get(3)?,
-            author_id: row.try_get(4)?,
-            author_first_name: row.try_get(5)?,
-            author_last_name: row.try_get(6)?,
-        })
+        review_at(row, 0)?.ok_or_else(|| out_of_range(0, "NULL"))
     }
+}
+
+/// `columns`, a comma-separated list, each qualified with `table`.
+pub(super) fn prefixed(table: &str, columns: &str) -> String {
+    columns
+        .split(',')
+        .map(|column| format!("{table}.{}", column.trim()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The review in the [`REVIEW_COLUMNS`] that start at column `first`; `None` when they are all
+/// NULL, as a `LEFT JOIN` that found no review leaves them.
+pub(super) fn review_at(row: &PgRow, first: usize) -> Result<Option<ReviewRow>, sqlx::Error> {
+    let Some(id) = row.try_get(first)? else {
+        return Ok(None);
+    };
+    let stars: i16 = row.try_get(first + 1)?;
+    Ok(Some(ReviewRow {
+        id,
+        stars: u8::try_from(stars).map_err(|_| out_of_range(first + 1, stars))?,
+        movie_id: row.try_get(first + 2)?,
+        movie_title: row.try_get(first + 3)?,
+        author_id: row.try_get(first + 4)?,
+        author_first_name: row.try_get(first + 5)?,
+        author_last_name: row.try_get(first + 6)?,
+    }))
 }
 
 /// A `bigint` column that holds a count.
@@ -60,9 +98,9 @@ fn unsigned(row: &PgRow, index: usize) -> Result<u64, sqlx::Error> {
     u64::try_from(value).map_err(|_| out_of_range(index, value))
 }
 
-/// A count a statement returned, as one.
-pub(super) fn count(value: i64) -> Result<u64, sqlx::Error> {
-    u64::try_from(value).map_err(|_| out_of_range(0, value))
+/// A `bigint` column that holds a count.
+pub(super) fn count_at(row: &PgRow, index: usize) -> Result<u64, sqlx::Error> {
+    unsigned(row, index)
 }
 
 fn out_of_range(index: usize, value: impl std::fmt::Display) -> sqlx::Error {

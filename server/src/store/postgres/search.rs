@@ -3,13 +3,18 @@
 //! escaped so that every character is literal; the trigram index (`pg_trgm`) finds the
 //! candidates of a term of three characters or more, and PostgreSQL walks the order's index
 //! instead when that reads fewer rows. Browsing (no term) reads the kept total.
+//!
+//! The page, its total and its reviews are one statement, so they come from one snapshot
+//! without a transaction's two extra round trips. The total is counted only when the page does
+//! not tell it (a page neither full nor past the end is the last one): PostgreSQL evaluates a
+//! `CASE` branch only when it is taken, and counting a common term's matches is the costly part.
 
+use sqlx::AssertSqlSafe;
 use sqlx::postgres::PgRow;
-use sqlx::{AssertSqlSafe, FromRow, PgConnection};
 use uuid::Uuid;
 
 use super::super::{ReviewRow, Rows};
-use super::rows::{self, REVIEW_COLUMNS};
+use super::rows::{REVIEW_COLUMNS, count_at, prefixed, review_at};
 use super::{PostgresStore, StoreError};
 
 /// A table that can be searched.
@@ -25,30 +30,32 @@ pub(super) struct Searched {
     pub reviews_by: &'static str,
 }
 
-/// A row that has an id, whose reviews can be read with it.
-pub(super) trait Identified {
+/// A row that search pages hold, read from its `columns` starting at a given column.
+pub(super) trait PageRow: Sized {
+    /// The row in the columns from `first` on; `None` when they are NULL, as a `LEFT JOIN`
+    /// leaves them when the page is empty.
+    fn at(row: &PgRow, first: usize) -> Result<Option<Self>, sqlx::Error>;
+    /// How many columns it is read from.
+    const WIDTH: usize;
     fn id(&self) -> Uuid;
 }
 
-/// Review order, for the reviews of several movies or authors at once.
+/// Review order, for every list of reviews that is not one movie's or one author's.
 pub(super) const REVIEW_ORDER: &str = "movie_title_folded, movie_title, author_last_name_folded, \
      author_last_name, author_first_name_folded, author_first_name, id";
 
 impl PostgresStore {
     /// A page of the rows of `searched` whose folded text contains `term` (already trimmed and
-    /// folded; `None`: every row) and, if asked for, every review of those rows in review
-    /// order, all from one snapshot.
-    pub(super) async fn search_with_reviews<T>(
+    /// folded; `None`: every row) and, if asked for, every review of those rows, each row's in
+    /// review order, all from one snapshot.
+    pub(super) async fn search_with_reviews<T: PageRow>(
         &self,
         searched: &'static Searched,
         term: Option<String>,
         offset: u32,
         limit: u32,
         with_reviews: bool,
-    ) -> Result<(Rows<T>, Option<Vec<ReviewRow>>), StoreError>
-    where
-        T: for<'r> FromRow<'r, PgRow> + Identified + Send + Unpin,
-    {
+    ) -> Result<(Rows<T>, Option<Vec<ReviewRow>>), StoreError> {
         // PostgreSQL's text holds no NUL, so no title or name contains one.
         if term.as_deref().is_some_and(|term| term.contains('\0')) {
             let nothing = Rows {
@@ -57,89 +64,71 @@ impl PostgresStore {
             };
             return Ok((nothing, with_reviews.then(Vec::new)));
         }
-        self.read(async |connection| {
-            let rows = search(connection, searched, term.as_deref(), offset, limit).await?;
-            let reviews = if with_reviews {
-                let ids: Vec<Uuid> = rows.items.iter().map(Identified::id).collect();
-                Some(reviews_of(connection, searched.reviews_by, &ids).await?)
-            } else {
-                None
-            };
-            Ok((rows, reviews))
-        })
-        .await
-    }
-}
-
-/// A page of the rows of `searched` whose text contains `term`, in order, and their number.
-async fn search<T>(
-    connection: &mut PgConnection,
-    searched: &Searched,
-    term: Option<&str>,
-    offset: u32,
-    limit: u32,
-) -> Result<Rows<T>, sqlx::Error>
-where
-    T: for<'r> FromRow<'r, PgRow> + Send + Unpin,
-{
-    let Searched {
-        table,
-        columns,
-        text,
-        order,
-        ..
-    } = searched;
-    let pattern = term.map(like_pattern);
-    let (page, count) = match pattern {
-        None => (
-            format!("SELECT {columns} FROM {table} ORDER BY {order} LIMIT $1 OFFSET $2"),
-            format!("SELECT {table} FROM totals"),
-        ),
-        Some(_) => (
-            format!(
-                "SELECT {columns} FROM {table} WHERE {text} LIKE $3 ESCAPE '\\' \
-                 ORDER BY {order} LIMIT $1 OFFSET $2"
+        let Searched {
+            table,
+            columns,
+            text,
+            order,
+            reviews_by,
+        } = searched;
+        let (condition, count) = match term {
+            None => ("TRUE".to_owned(), format!("SELECT {table} FROM totals")),
+            Some(_) => (
+                format!("{text} LIKE $3 ESCAPE '\\'"),
+                format!("SELECT count(*) FROM {table} WHERE {text} LIKE $3 ESCAPE '\\'"),
             ),
-            format!("SELECT count(*) FROM {table} WHERE {text} LIKE $1 ESCAPE '\\'"),
-        ),
-    };
-    let mut query = sqlx::query_as::<_, T>(AssertSqlSafe(page))
-        .bind(i64::from(limit))
-        .bind(i64::from(offset));
-    if let Some(pattern) = &pattern {
-        query = query.bind(pattern);
-    }
-    let items = query.fetch_all(&mut *connection).await?;
-    let total = match Rows::<T>::total_from_page(offset, limit, items.len()) {
-        Some(total) => total,
-        None => {
-            let mut count = sqlx::query_scalar::<_, i64>(AssertSqlSafe(count));
-            if let Some(pattern) = &pattern {
-                count = count.bind(pattern);
-            }
-            rows::count(count.fetch_one(&mut *connection).await?)?
+        };
+        let (review_columns, reviews_join, reviews_order) = if with_reviews {
+            (
+                format!(", {}", prefixed("r", REVIEW_COLUMNS)),
+                format!("LEFT JOIN reviews r ON r.{reviews_by} = p.id"),
+                format!(", {}", prefixed("r", REVIEW_ORDER)),
+            )
+        } else {
+            Default::default()
+        };
+        let sql = format!(
+            "WITH page AS (
+                 SELECT * FROM {table} WHERE {condition} ORDER BY {order} LIMIT $1 OFFSET $2),
+             shown AS (SELECT count(*) AS rows FROM page)
+             SELECT (SELECT CASE WHEN rows < $1 AND (rows > 0 OR $2 = 0) THEN $2 + rows
+                                 ELSE ({count}) END FROM shown),
+                    {page_columns}{review_columns}
+             FROM (SELECT 1) one LEFT JOIN page p ON TRUE {reviews_join}
+             ORDER BY {page_order}{reviews_order}",
+            page_columns = prefixed("p", columns),
+            page_order = prefixed("p", order),
+        );
+        let mut query = sqlx::query(AssertSqlSafe(sql))
+            .bind(i64::from(limit))
+            .bind(i64::from(offset));
+        if let Some(term) = &term {
+            query = query.bind(like_pattern(term));
         }
-    };
-    Ok(Rows { items, total })
-}
-
-/// Every review of the rows with these ids (`by`: the column of `reviews` that names them), in
-/// review order.
-async fn reviews_of(
-    connection: &mut PgConnection,
-    by: &str,
-    ids: &[Uuid],
-) -> Result<Vec<ReviewRow>, sqlx::Error> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
+        let rows = query.fetch_all(&self.pool).await?;
+        let mut page = Rows {
+            items: Vec::new(),
+            total: 0,
+        };
+        let mut reviews = Vec::new();
+        for row in &rows {
+            page.total = count_at(row, 0)?;
+            // A row of the page comes back once per review of it (once if it has none), one
+            // after the other; an empty page, as one row with the total alone.
+            if let Some(item) = T::at(row, 1)?
+                && page
+                    .items
+                    .last()
+                    .is_none_or(|last: &T| last.id() != item.id())
+            {
+                page.items.push(item);
+            }
+            if with_reviews && let Some(review) = review_at(row, 1 + T::WIDTH)? {
+                reviews.push(review);
+            }
+        }
+        Ok((page, with_reviews.then_some(reviews)))
     }
-    let sql = format!(
-        "SELECT {REVIEW_COLUMNS} FROM reviews WHERE {by} = ANY($1) ORDER BY {REVIEW_ORDER}"
-    );
-    sqlx::query_as(AssertSqlSafe(sql))
-        .bind(ids)
-        .fetch_all(connection)
-        .await
 }
 
 /// A `LIKE` pattern that matches the texts containing `term`, every character of it taken
