@@ -1,5 +1,8 @@
 //! Hostile arguments: every tool is driven with random argument objects, through a real rmcp
-//! client talking to the server in-process, on a real SQLite file holding the demo data.
+//! client talking to the server in-process, on a real database holding the demo data: the same
+//! test runs on every store backend, a SQLite file (`sqlite::…`) and a PostgreSQL database on
+//! the tests' throwaway server (`postgres::…`, which says so loudly and passes where PostgreSQL
+//! is not installed, except under CI).
 //!
 //! Every answer must be either a success (`isError` false, one text block whose JSON is equal
 //! to `structuredContent`, which validates against the tool's `outputSchema`) or an `isError`
@@ -17,10 +20,12 @@
 //! value tree before it is reported.
 //!
 //! The quick run (part of `cargo test --workspace`) makes [`QUICK_CASES`] calls from a fixed
-//! seed. The long run, 100,000 calls in a release build:
+//! seed on each backend. The long run, 100,000 calls in a release build, on both backends or
+//! (naming it as a filter) on one:
 //!
 //! ```sh
 //! FUZZ_CASES=100000 cargo test --release -p workspace-tests --test fuzz -- --nocapture
+//! FUZZ_CASES=100000 cargo test --release -p workspace-tests --test fuzz postgres -- --nocapture
 //! ```
 //!
 //! `FUZZ_SEED` (decimal, or hexadecimal with `0x`) replaces the fixed seed, in either run. The
@@ -29,6 +34,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::Once;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -44,7 +51,7 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use serde_json::{Map, Value, json};
 use uuid::Uuid;
-use workspace_tests::{connect, output_schemas};
+use workspace_tests::{connect, output_schemas, postgres_cluster};
 
 /// Calls in the quick run.
 const QUICK_CASES: usize = 3_000;
@@ -60,6 +67,10 @@ const SHRINK_CALLS: usize = 1_000;
 
 /// Panics anywhere in the process (the server runs in-process), counted by a panic hook.
 static PANICS: AtomicUsize = AtomicUsize::new(0);
+
+/// Taken for a whole run: the backends' runs take turns, so that a panic counted during one
+/// run is that run's (the counter is the process's), and each run has both cores.
+static ONE_RUN_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 // ---------------------------------------------------------------------------------------------
 // What a case is
@@ -859,26 +870,21 @@ impl State {
     }
 }
 
-/// The client, the output schemas, and the database folder (kept until the end).
+/// The client and the output schemas.
 struct Fuzzer {
     service: RunningService<RoleClient, ()>,
     output_schemas: HashMap<String, Validator>,
-    _folder: tempfile::TempDir,
 }
 
 impl Fuzzer {
-    async fn start() -> Fuzzer {
-        let folder = tempfile::tempdir().unwrap();
-        let store =
-            movie_reviews_mcp::open_or_create(&Database::Sqlite(folder.path().join("fuzz.db")))
-                .await
-                .unwrap();
+    /// A server on `database` (new and empty), which it fills with the demo data as it starts.
+    async fn start(database: &Database) -> Fuzzer {
+        let store = movie_reviews_mcp::open_or_create(database).await.unwrap();
         let service = connect(MovieReviews::new(store).unwrap()).await;
         let output_schemas = output_schemas(&service).await;
         Fuzzer {
             service,
             output_schemas,
-            _folder: folder,
         }
     }
 
@@ -1253,12 +1259,16 @@ fn runner(seed: u64) -> TestRunner {
     )
 }
 
+/// Installs the hook that counts panics, once for the process.
 fn count_panics() {
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        PANICS.fetch_add(1, Ordering::SeqCst);
-        previous(info);
-    }));
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            PANICS.fetch_add(1, Ordering::SeqCst);
+            previous(info);
+        }));
+    });
 }
 
 /// On a hang the server may never give its worker thread back, and the runtime would then
@@ -1271,15 +1281,20 @@ fn end_process_soon() {
     });
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn hostile_arguments_get_a_tool_result_never_a_protocol_error_panic_or_hang() {
+/// The test, run on each backend by the tests below on a new, empty `database`. Both backends
+/// make the quick run's calls in about the same time (some 10 s each, debug build, 2 cores).
+async fn fuzz(database: &Database) {
+    let _turn = ONE_RUN_AT_A_TIME.lock().await;
     count_panics();
+    let panics_before = PANICS.load(Ordering::SeqCst);
     let cases = env_number("FUZZ_CASES").map_or(QUICK_CASES, |n| n as usize);
     let seed = env_number("FUZZ_SEED").unwrap_or(DEFAULT_SEED);
-    println!("fuzz: seed {seed:#x}, {cases} cases (FUZZ_SEED and FUZZ_CASES change them)");
+    println!(
+        "fuzz on {database}: seed {seed:#x}, {cases} cases (FUZZ_SEED and FUZZ_CASES change them)"
+    );
 
     let started = Instant::now();
-    let fuzzer = Fuzzer::start().await;
+    let fuzzer = Fuzzer::start(database).await;
     let (mut state, seeds) = fuzzer.discover().await;
     let strategy = case_strategy(&seeds);
     let mut runner = runner(seed);
@@ -1375,5 +1390,31 @@ async fn hostile_arguments_get_a_tool_result_never_a_protocol_error_panic_or_han
     }
 
     check_consistency(&fuzzer, &state).await;
-    assert_eq!(PANICS.load(Ordering::SeqCst), 0, "a panic was caught");
+    let panics = PANICS.load(Ordering::SeqCst) - panics_before;
+    assert_eq!(panics, 0, "a panic was caught");
+}
+
+mod sqlite {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn hostile_arguments_get_a_tool_result_never_a_protocol_error_panic_or_hang() {
+        let folder = tempfile::tempdir().unwrap();
+        let database = Database::Sqlite(folder.path().join("fuzz.db"));
+        fuzz(&database).await;
+    }
+}
+
+mod postgres {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn hostile_arguments_get_a_tool_result_never_a_protocol_error_panic_or_hang() {
+        // Without PostgreSQL, `cluster` has said so loudly (and panicked under CI).
+        let Some(cluster) = postgres_cluster::cluster() else {
+            return;
+        };
+        let database = Database::named(PathBuf::from(cluster.new_database())).unwrap();
+        fuzz(&database).await;
+    }
 }

@@ -63,4 +63,5 @@ mod seeding;
 mod tools_list;
 mod validation;
 
+mod agreement;
 mod sqlite;
