@@ -100,6 +100,30 @@ impl Cluster {
         }
         self.url(&name)
     }
+    /// What `sql` prints against the database at `url` (through `psql`), unaligned and without
+    /// headers, or `psql`'s error.
+    pub fn query(&self, url: &str, sql: &str) -> Result<String, String> {
+        let output = Command::new(&self.psql)
+            .args([
+                "-X",
+                "-A",
+                "-t",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-d",
+                url,
+                "-c",
+                sql,
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|error| error.to_string())?;
+        if output.status.success() {
+            Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+        } else {
+            Err(output_text(&output))
+        }
+    }
 
     /// The loopback port the server listens on (the same across [`stop`](Self::stop) and
     /// [`start`](Self::start)).
@@ -438,79 +462,4 @@ fn output_text(output: &Output) -> String {
         String::from_utf8_lossy(&output.stdout).trim_end(),
         String::from_utf8_lossy(&output.stderr).trim_end()
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// What `sql` prints against `url`, unaligned and without headers.
-    fn query(cluster: &Cluster, url: &str, sql: &str) -> Result<String, String> {
-        let output = Command::new(&cluster.psql)
-            .args([
-                "-X",
-                "-A",
-                "-t",
-                "-v",
-                "ON_ERROR_STOP=1",
-                "-d",
-                url,
-                "-c",
-                sql,
-            ])
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|error| error.to_string())?;
-        if output.status.success() {
-            Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
-        } else {
-            Err(output_text(&output))
-        }
-    }
-
-    // One test, not several: stopping the server would break any other test of this binary
-    // that runs at the same time.
-    #[test]
-    fn databases_are_separate_and_survive_a_restart() {
-        let Some(cluster) = cluster() else {
-            eprintln!("skipped: PostgreSQL is not installed");
-            return;
-        };
-        let urls: Vec<String> = std::thread::scope(|scope| {
-            let creating: Vec<_> = (0..8)
-                .map(|_| scope.spawn(|| cluster.new_database()))
-                .collect();
-            creating
-                .into_iter()
-                .map(|thread| thread.join().unwrap())
-                .collect()
-        });
-        let mut unique = urls.clone();
-        unique.sort();
-        unique.dedup();
-        assert_eq!(unique.len(), urls.len(), "database names repeat: {urls:?}");
-        let prefix = format!("postgres://postgres@127.0.0.1:{}/", cluster.port());
-        assert!(urls.iter().all(|url| url.starts_with(&prefix)), "{urls:?}");
-
-        let (first, second) = (&urls[0], &urls[1]);
-        for url in [first, second] {
-            let name = url.rsplit('/').next().unwrap();
-            assert_eq!(
-                query(cluster, url, "SELECT current_database()").unwrap(),
-                name
-            );
-        }
-        query(
-            cluster,
-            first,
-            "CREATE TABLE kept (n int); INSERT INTO kept VALUES (7)",
-        )
-        .unwrap();
-        assert!(query(cluster, second, "SELECT n FROM kept").is_err());
-
-        cluster.stop();
-        assert!(query(cluster, first, "SELECT 1").is_err());
-        cluster.start();
-        assert_eq!(query(cluster, first, "SELECT n FROM kept").unwrap(), "7");
-    }
 }

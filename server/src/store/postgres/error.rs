@@ -27,6 +27,18 @@ pub(super) fn at_open(shown: &str, error: StoreError) -> StoreError {
     }
 }
 
+/// Whether PostgreSQL failed the call to end a deadlock (SQLSTATE 40P01).
+pub(super) fn is_deadlock(error: &StoreError) -> bool {
+    let StoreError::Failed(source) = error else {
+        return false;
+    };
+    source
+        .downcast_ref::<sqlx::Error>()
+        .and_then(sqlx::Error::as_database_error)
+        .and_then(|error| error.code())
+        .is_some_and(|code| code == "40P01")
+}
+
 /// An error with the words an operator needs, and the error it explains as its source.
 #[derive(Debug)]
 struct Explained {

@@ -58,7 +58,13 @@ pub(super) async fn holds_anything(
 }
 
 /// Replaces everything in the database with these rows, telling `progress` how far it has got;
-/// with no `progress`, only if the database holds nothing. Says whether it loaded them.
+/// with no `progress`, fills it only if it holds nothing. Says whether it loaded them.
+///
+/// A replacement locks the three tables at once, before anything else, empties them and drops
+/// their secondary indexes and foreign keys. A fill does none of that: the demo data is small,
+/// and an empty database has nothing to remove, so the filler takes no table lock that another
+/// server starting beside it (checking whether the database is empty) could wait for in
+/// another order, which would deadlock.
 pub(super) async fn load(
     pool: &PgPool,
     movies: &[NewMovie],
@@ -73,7 +79,8 @@ pub(super) async fn load(
         .bind(LOAD_LOCK)
         .execute(&mut *connection)
         .await?;
-    if progress.is_none() && holds_anything(&mut *connection).await? {
+    let replacing = progress.is_some();
+    if !replacing && holds_anything(&mut *connection).await? {
         return Ok(false);
     }
     let mut report = |stage, done, total| {
@@ -84,16 +91,22 @@ pub(super) async fn load(
     sqlx::query("SET LOCAL movie_reviews.loading = 'on'")
         .execute(&mut *connection)
         .await?;
-    sqlx::query("TRUNCATE reviews, movies, authors")
-        .execute(&mut *connection)
-        .await?;
-    let rebuilt: Vec<(String, String)> = sqlx::query_as(SECONDARY_DEFINITIONS)
-        .fetch_all(&mut *connection)
-        .await?;
-    for (drop, _) in &rebuilt {
-        sqlx::query(AssertSqlSafe(drop.as_str()))
+    let mut rebuilt: Vec<(String, String)> = Vec::new();
+    if replacing {
+        sqlx::query("LOCK TABLE reviews, movies, authors IN ACCESS EXCLUSIVE MODE")
             .execute(&mut *connection)
             .await?;
+        sqlx::query("TRUNCATE reviews, movies, authors")
+            .execute(&mut *connection)
+            .await?;
+        rebuilt = sqlx::query_as(SECONDARY_DEFINITIONS)
+            .fetch_all(&mut *connection)
+            .await?;
+        for (drop, _) in &rebuilt {
+            sqlx::query(AssertSqlSafe(drop.as_str()))
+                .execute(&mut *connection)
+                .await?;
+        }
     }
     copy(
         connection,
@@ -172,10 +185,12 @@ pub(super) async fn load(
         },
     )
     .await?;
-    report("indexes", 0, 0);
-    sqlx::query("SET LOCAL maintenance_work_mem = '256MB'")
-        .execute(&mut *connection)
-        .await?;
+    if !rebuilt.is_empty() {
+        report("indexes", 0, 0);
+        sqlx::query("SET LOCAL maintenance_work_mem = '256MB'")
+            .execute(&mut *connection)
+            .await?;
+    }
     for (_, create) in rebuilt.iter().rev() {
         sqlx::query(AssertSqlSafe(create.as_str()))
             .execute(&mut *connection)

@@ -29,6 +29,9 @@ use super::{NewAuthor, NewMovie, NewReview, Progress, StoreError};
 /// hold a connection for ever.
 const STATEMENT_TIMEOUT: &str = "30s";
 
+/// How many times a load is tried when PostgreSQL ends it to resolve a deadlock.
+const LOAD_ATTEMPTS: u32 = 3;
+
 /// How long a call waits for a connection before it fails, when the pool is busy or the
 /// database is away.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -136,9 +139,19 @@ impl PostgresStore {
         reviews: &[NewReview],
         progress: Progress<'_>,
     ) -> Result<(), StoreError> {
-        load::load(&self.pool, movies, authors, reviews, Some(progress))
-            .await
-            .map(|_| ())
+        // The load locks the three tables while servers read them, each statement taking its
+        // tables in its own order; PostgreSQL ends a deadlock by failing one side, and when that
+        // is the load, it starts again.
+        let mut attempt = 1;
+        loop {
+            match load::load(&self.pool, movies, authors, reviews, Some(&mut *progress)).await {
+                Err(error) if attempt < LOAD_ATTEMPTS && error::is_deadlock(&error) => {
+                    tracing::info!(attempt, "loading again after a deadlock with a reader");
+                    attempt += 1;
+                }
+                loaded => return loaded.map(|_| ()),
+            }
+        }
     }
 
     /// Waits for the calls in progress, then closes every connection.
