@@ -14,6 +14,8 @@ use serde_json::{Value, json};
 
 mod http_server;
 pub mod jwt;
+#[path = "../../../tests/postgres_cluster.rs"]
+pub mod postgres_cluster;
 mod session;
 
 // Each test binary uses a different subset of the harness.
