@@ -13,6 +13,9 @@
 --      that every list of reviews is read in order from one index, without a join.
 --   5. Every text compares by its bytes (COLLATE "C"), whatever the database's locale, so the
 --      orders are those of the SQLite store.
+--   6. `totals.catalogue` moves on with every change to the movies' or authors' texts, so that
+--      a server may keep what it worked out about them (how many contain a term) while the
+--      version it read stays the same.
 --
 -- A load (server/src/store/postgres/load.rs) writes the counts, totals and copies itself and
 -- sets `movie_reviews.loading` for its transaction, which the triggers of rules 2 to 4 obey.
@@ -78,9 +81,10 @@ CREATE TABLE totals (
     id integer PRIMARY KEY CHECK (id = 1),
     movies bigint NOT NULL,
     authors bigint NOT NULL,
-    reviews bigint NOT NULL
+    reviews bigint NOT NULL,
+    catalogue bigint NOT NULL
 );
-INSERT INTO totals (id, movies, authors, reviews) VALUES (1, 0, 0, 0);
+INSERT INTO totals (id, movies, authors, reviews, catalogue) VALUES (1, 0, 0, 0, 0);
 
 -- Whether the transaction is a load, which writes counts, totals and copies itself.
 CREATE FUNCTION loading() RETURNS boolean LANGUAGE sql STABLE AS $$
@@ -176,3 +180,19 @@ CREATE TRIGGER movies_counted AFTER INSERT OR DELETE ON movies
     FOR EACH ROW WHEN (NOT loading()) EXECUTE FUNCTION row_totals();
 CREATE TRIGGER authors_counted AFTER INSERT OR DELETE ON authors
     FOR EACH ROW WHEN (NOT loading()) EXECUTE FUNCTION row_totals();
+
+-- Rule 6: once per statement that adds, removes or changes movies or authors (a load's COPY and
+-- TRUNCATE included).
+CREATE FUNCTION catalogue_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE totals SET catalogue = catalogue + 1;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER movies_catalogued AFTER INSERT OR DELETE OR TRUNCATE
+    OR UPDATE OF title, title_folded ON movies
+    FOR EACH STATEMENT EXECUTE FUNCTION catalogue_changed();
+CREATE TRIGGER authors_catalogued AFTER INSERT OR DELETE OR TRUNCATE
+    OR UPDATE OF first_name, last_name, first_name_folded, last_name_folded ON authors
+    FOR EACH STATEMENT EXECUTE FUNCTION catalogue_changed();

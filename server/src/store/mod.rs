@@ -8,6 +8,7 @@
 mod admin;
 mod error;
 mod folding;
+mod match_counts;
 mod postgres;
 mod rows;
 mod sqlite;

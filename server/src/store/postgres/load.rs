@@ -91,6 +91,10 @@ pub(super) async fn load(
     sqlx::query("SET LOCAL movie_reviews.loading = 'on'")
         .execute(&mut *connection)
         .await?;
+    // A load of millions of rows runs for minutes, far past a call's statement timeout.
+    sqlx::query("SET LOCAL statement_timeout = 0")
+        .execute(&mut *connection)
+        .await?;
     let mut rebuilt: Vec<(String, String)> = Vec::new();
     if replacing {
         sqlx::query("LOCK TABLE reviews, movies, authors IN ACCESS EXCLUSIVE MODE")
@@ -200,6 +204,12 @@ pub(super) async fn load(
         .bind(row_count(movies.len()))
         .bind(row_count(authors.len()))
         .bind(row_count(reviews.len()))
+        .execute(&mut *connection)
+        .await?;
+    // Statistics for the planner, which would otherwise plan the first searches on a loaded
+    // database as if its tables were empty, until autovacuum came by.
+    report("statistics", 0, 0);
+    sqlx::query("ANALYZE movies, authors, reviews")
         .execute(&mut *connection)
         .await?;
     report("committing", 0, 0);

@@ -23,6 +23,7 @@ use std::time::Duration;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use uuid::Uuid;
 
+use super::match_counts::MatchCounts;
 use super::{NewAuthor, NewMovie, NewReview, Progress, StoreError};
 
 /// How long a statement may run before PostgreSQL cancels it, so that one slow query cannot
@@ -80,6 +81,7 @@ impl std::fmt::Display for PostgresDatabase {
 #[derive(Clone)]
 pub struct PostgresStore {
     pool: PgPool,
+    match_counts: Arc<MatchCounts>,
     /// The database as errors name it.
     shown: Arc<str>,
 }
@@ -104,7 +106,11 @@ impl PostgresStore {
             .run(&pool)
             .await
             .map_err(|error| error::at_open(&shown, error.into()))?;
-        Ok(PostgresStore { pool, shown })
+        Ok(PostgresStore {
+            pool,
+            match_counts: Arc::default(),
+            shown,
+        })
     }
 
     /// Whether `sql`, a `SELECT EXISTS (… WHERE id = $1)`, finds `id`.

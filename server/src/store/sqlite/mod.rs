@@ -61,7 +61,7 @@ pub struct SqliteStore {
     file: Option<FileId>,
     connections: Arc<Connections>,
     readers: Arc<Readers>,
-    match_counts: Arc<search::MatchCounts>,
+    match_counts: Arc<super::match_counts::MatchCounts>,
 }
 
 impl SqliteStore {

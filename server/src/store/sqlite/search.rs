@@ -23,12 +23,12 @@
 //! FTS5 reads as the end of its query, are found by walking every row. Browsing (no term) reads
 //! the kept total.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use rusqlite::Connection;
 use uuid::Uuid;
 
+use super::super::match_counts::MatchCounts;
 use super::reviews::{ReviewsOf, reviews_of};
 use super::{
     ReviewRow, Rows, SqliteStore, StoreError, TableRow, page_sql, read_number, read_page, read_rows,
@@ -91,46 +91,6 @@ const WINDOW_OVER_ESTIMATE: f64 = 4.0;
 
 /// The fewest rows a walk may walk.
 const MIN_WINDOW: f64 = 64.0;
-
-/// How many terms' counts are kept at most; past it they are all forgotten and counted anew.
-/// A term is at most 100 characters (400 bytes), so this holds two megabytes at most.
-const KEPT_COUNTS: usize = 4096;
-
-/// How many titles or names contain each term searched for lately, as of a version of the
-/// catalogue (`totals.catalogue`, which every change to a movie or an author moves on).
-#[derive(Default)]
-pub(super) struct MatchCounts {
-    counts: Mutex<HashMap<SearchedTerm, KeptCount>>,
-}
-
-/// A table, and a term searched for in it.
-type SearchedTerm = (&'static str, String);
-
-/// How many rows matched a term, in which version of the catalogue.
-struct KeptCount {
-    catalogue: i64,
-    matches: u64,
-}
-
-impl MatchCounts {
-    // The lock is held only for a lookup or an insert, neither of which can panic; a poisoned
-    // lock would still hold a consistent map.
-    fn get(&self, table: &'static str, term: &str, catalogue: i64) -> Option<u64> {
-        let counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
-        match counts.get(&(table, term.to_owned())) {
-            Some(kept) if kept.catalogue == catalogue => Some(kept.matches),
-            _ => None,
-        }
-    }
-
-    fn keep(&self, table: &'static str, term: &str, catalogue: i64, matches: u64) {
-        let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
-        if counts.len() >= KEPT_COUNTS {
-            counts.clear();
-        }
-        counts.insert((table, term.to_owned()), KeptCount { catalogue, matches });
-    }
-}
 
 /// A page of the rows of `searched` whose text contains `query` (lowercase and trimmed; `None`
 /// to browse), in order. Called inside a read transaction, so the count and the page see the
