@@ -212,13 +212,16 @@ async fn three_replicas_lose_no_acknowledged_write_when_one_is_killed_mid_call()
     // let it end before reading, so that both survivors read the same final state.
     let started = Instant::now();
     loop {
-        let (active,): (i64,) = fetch_row(
-            &url,
-            "SELECT count(*) FROM pg_stat_activity
-             WHERE datname = current_database() AND backend_type = 'client backend'
-               AND state <> 'idle' AND pid <> pg_backend_pid()",
-        )
-        .await;
+        let active: i64 = cluster
+            .query(
+                &url,
+                "SELECT count(*) FROM pg_stat_activity
+                 WHERE datname = current_database() AND backend_type = 'client backend'
+                   AND state <> 'idle' AND pid <> pg_backend_pid()",
+            )
+            .unwrap()
+            .parse()
+            .unwrap();
         if active == 0 {
             break;
         }
@@ -525,23 +528,6 @@ impl Workload {
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-/// One row of `sql`'s answer on the database at `url`, read with a connection of its own.
-async fn fetch_row<T>(url: &str, sql: &'static str) -> T
-where
-    T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> + Send + Unpin,
-{
-    use sqlx::Connection;
-    let mut connection = sqlx::PgConnection::connect(url)
-        .await
-        .unwrap_or_else(|error| panic!("connect to {url}: {error}"));
-    let row = sqlx::query_as(sql)
-        .fetch_one(&mut connection)
-        .await
-        .unwrap_or_else(|error| panic!("{sql}: {error}"));
-    connection.close().await.expect("close the connection");
-    row
-}
 
 /// What a `tools/call` over HTTP came to.
 enum Answer {
