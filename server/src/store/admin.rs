@@ -127,5 +127,7 @@ mod tests {
         }
         let refused = Database::named(PathBuf::from("postgres://a:secret@db:port/x")).unwrap_err();
         assert!(!refused.contains("secret"), "{refused}");
+        let database = Database::named(PathBuf::from("postgres://a:secret@db/x")).unwrap();
+        assert!(!format!("{database:?}").contains("secret"), "{database:?}");
     }
 }

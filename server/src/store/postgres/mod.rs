@@ -38,7 +38,7 @@ const LOAD_ATTEMPTS: u32 = 3;
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Which PostgreSQL database to use, and how many connections to it a server may hold.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct PostgresDatabase {
     pub options: PgConnectOptions,
     pub pool_size: u32,
@@ -74,6 +74,13 @@ impl std::fmt::Display for PostgresDatabase {
             options.get_port(),
             options.get_database().unwrap_or(options.get_username())
         )
+    }
+}
+
+/// As [`Display`](std::fmt::Display) shows it: sqlx's options would show the password.
+impl std::fmt::Debug for PostgresDatabase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PostgresDatabase({self}, pool size {})", self.pool_size)
     }
 }
 
