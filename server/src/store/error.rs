@@ -62,6 +62,34 @@ impl std::error::Error for StoreError {
     }
 }
 
+/// An error in the words an operator needs (which database, what to do), with the error it
+/// explains as its source: how each backend words an unreadable database or another version's
+/// schema.
+#[derive(Debug)]
+pub(super) struct Explained {
+    text: String,
+    cause: Source,
+}
+
+impl Explained {
+    /// The explanation `text` of `cause`, as a source for a [`StoreError`].
+    pub(super) fn boxed(text: String, cause: Source) -> Source {
+        Box::new(Explained { text, cause })
+    }
+}
+
+impl std::fmt::Display for Explained {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl std::error::Error for Explained {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(self.cause.as_ref())
+    }
+}
+
 /// sqlx's errors, from either backend: a migration another version applied is an unknown
 /// schema, a file SQLite finds damaged is unreadable, and the rest are failures.
 impl From<sqlx::Error> for StoreError {

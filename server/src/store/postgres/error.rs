@@ -1,28 +1,28 @@
 //! What an operator reads when the PostgreSQL database cannot be reached, or has another
 //! version's schema, as the store opens.
 
-use super::super::error::{Source, StoreError};
+use super::super::error::{Explained, StoreError};
 
 /// A database that could not be reached at start-up: its host and name, and sqlx's reason.
 pub(super) fn unreachable(shown: &str, cause: sqlx::Error) -> StoreError {
-    StoreError::Failed(Box::new(Explained {
-        text: format!("cannot reach the PostgreSQL database {shown}: {cause}"),
-        cause: Box::new(cause),
-    }))
+    StoreError::Failed(Explained::boxed(
+        format!("cannot reach the PostgreSQL database {shown}: {cause}"),
+        Box::new(cause),
+    ))
 }
 
 /// `error`, met while opening the database `shown`, with what an operator can do about it when
 /// the schema is another version's.
 pub(super) fn at_open(shown: &str, error: StoreError) -> StoreError {
     match error {
-        StoreError::UnknownSchema(cause) => StoreError::UnknownSchema(Box::new(Explained {
-            text: format!(
+        StoreError::UnknownSchema(cause) => StoreError::UnknownSchema(Explained::boxed(
+            format!(
                 "the database {shown} has a schema this version of the server does not know \
                  ({cause}): it was made by another version. Use a database of its own for this \
                  version"
             ),
             cause,
-        })),
+        )),
         other => other,
     }
 }
@@ -37,23 +37,4 @@ pub(super) fn is_deadlock(error: &StoreError) -> bool {
         .and_then(sqlx::Error::as_database_error)
         .and_then(|error| error.code())
         .is_some_and(|code| code == "40P01")
-}
-
-/// An error with the words an operator needs, and the error it explains as its source.
-#[derive(Debug)]
-struct Explained {
-    text: String,
-    cause: Source,
-}
-
-impl std::fmt::Display for Explained {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.text)
-    }
-}
-
-impl std::error::Error for Explained {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(self.cause.as_ref())
-    }
 }

@@ -28,8 +28,8 @@ impl PageRow for MovieRow {
         Ok(Some(MovieRow {
             id,
             title: row.try_get(first + 1)?,
-            review_count: unsigned(row, first + 2)?,
-            star_total: unsigned(row, first + 3)?,
+            review_count: count_at(row, first + 2)?,
+            star_total: count_at(row, first + 3)?,
         }))
     }
 
@@ -49,8 +49,8 @@ impl PageRow for AuthorRow {
             id,
             first_name: row.try_get(first + 1)?,
             last_name: row.try_get(first + 2)?,
-            review_count: unsigned(row, first + 3)?,
-            star_total: unsigned(row, first + 4)?,
+            review_count: count_at(row, first + 3)?,
+            star_total: count_at(row, first + 4)?,
         }))
     }
 
@@ -93,14 +93,9 @@ pub(super) fn review_at(row: &PgRow, first: usize) -> Result<Option<ReviewRow>, 
 }
 
 /// A `bigint` column that holds a count.
-fn unsigned(row: &PgRow, index: usize) -> Result<u64, sqlx::Error> {
+pub(super) fn count_at(row: &PgRow, index: usize) -> Result<u64, sqlx::Error> {
     let value: i64 = row.try_get(index)?;
     u64::try_from(value).map_err(|_| out_of_range(index, value))
-}
-
-/// A `bigint` column that holds a count.
-pub(super) fn count_at(row: &PgRow, index: usize) -> Result<u64, sqlx::Error> {
-    unsigned(row, index)
 }
 
 fn out_of_range(index: usize, value: impl std::fmt::Display) -> sqlx::Error {

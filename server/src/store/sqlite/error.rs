@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use sqlx::error::DatabaseError as _;
 use sqlx::sqlite::SqliteError;
 
-use super::super::error::{Source, StoreError};
+use super::super::error::{Explained, StoreError};
 
 impl From<rusqlite::Error> for StoreError {
     fn from(error: rusqlite::Error) -> StoreError {
@@ -50,79 +50,39 @@ pub(in crate::store) fn is_damaged(error: &(dyn std::error::Error + 'static)) ->
 /// `error`, met while opening the database at `path`, with what an operator can do about it
 /// when the file is unreadable or has another version's schema.
 pub(super) fn at_open(path: &Path, error: StoreError) -> StoreError {
+    let shown = path.display();
     match error {
-        StoreError::Unreadable(cause) => StoreError::Unreadable(Box::new(Damaged {
-            path: path.to_owned(),
+        // The usual cause is a file replaced while the write-ahead log of the one it replaced
+        // was left beside it, which SQLite then reads as part of the new file.
+        StoreError::Unreadable(cause) => {
+            let beside = |suffix: &str| {
+                let mut name = path.as_os_str().to_owned();
+                name.push(suffix);
+                PathBuf::from(name).display().to_string()
+            };
+            StoreError::Unreadable(Explained::boxed(
+                format!(
+                    "the database {shown} cannot be read ({cause}). If the file was replaced \
+                     (moved or copied over) while the write-ahead log of the database it \
+                     replaced was left beside it, SQLite read that log as part of the new file: \
+                     stop every server using the file, move {wal} and {shm} away, copy in again \
+                     the file you meant to use (the log may have been written into it) and start \
+                     again. Otherwise the file is damaged or is not a movie-reviews database: \
+                     restore it from a backup",
+                    wal = beside("-wal"),
+                    shm = beside("-shm"),
+                ),
+                cause,
+            ))
+        }
+        StoreError::UnknownSchema(cause) => StoreError::UnknownSchema(Explained::boxed(
+            format!(
+                "the database {shown} has a schema this version of the server does not know \
+                 ({cause}): it was made by another version. Move it away (a new one is then \
+                 made, with the demo data)"
+            ),
             cause,
-        })),
-        StoreError::UnknownSchema(cause) => StoreError::UnknownSchema(Box::new(OtherVersion {
-            path: path.to_owned(),
-            cause,
-        })),
+        )),
         other => other,
-    }
-}
-
-/// A database file SQLite cannot read. The usual cause is a file replaced while the
-/// write-ahead log of the one it replaced was left beside it, which SQLite then reads as part
-/// of the new file.
-#[derive(Debug)]
-struct Damaged {
-    path: PathBuf,
-    cause: Source,
-}
-
-impl std::fmt::Display for Damaged {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let beside = |suffix: &str| {
-            let mut name = self.path.as_os_str().to_owned();
-            name.push(suffix);
-            PathBuf::from(name)
-        };
-        write!(
-            f,
-            "the database {path} cannot be read ({cause}). If the file was replaced (moved or \
-             copied over) while the write-ahead log of the database it replaced was left beside \
-             it, SQLite read that log as part of the new file: stop every server using the \
-             file, move {wal} and {shm} away, copy in again the file you meant to use (the log \
-             may have been written into it) and start again. Otherwise the file is damaged or \
-             is not a movie-reviews database: restore it from a backup",
-            path = self.path.display(),
-            cause = self.cause,
-            wal = beside("-wal").display(),
-            shm = beside("-shm").display(),
-        )
-    }
-}
-
-impl std::error::Error for Damaged {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(self.cause.as_ref())
-    }
-}
-
-/// A database file whose schema another version of the server made.
-#[derive(Debug)]
-struct OtherVersion {
-    path: PathBuf,
-    cause: Source,
-}
-
-impl std::fmt::Display for OtherVersion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the database {path} has a schema this version of the server does not know \
-             ({cause}): it was made by another version. Move it away (a new one is then made, \
-             with the demo data)",
-            path = self.path.display(),
-            cause = self.cause,
-        )
-    }
-}
-
-impl std::error::Error for OtherVersion {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(self.cause.as_ref())
     }
 }
