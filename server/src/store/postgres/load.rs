@@ -13,7 +13,6 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use sqlx::postgres::PgPool;
 use sqlx::{Acquire as _, AssertSqlSafe, PgConnection};
 use uuid::Uuid;
 
@@ -66,14 +65,14 @@ pub(super) async fn holds_anything(
 /// server starting beside it (checking whether the database is empty) could wait for in
 /// another order, which would deadlock.
 pub(super) async fn load(
-    pool: &PgPool,
+    connection: &mut PgConnection,
     movies: &[NewMovie],
     authors: &[NewAuthor],
     reviews: &[NewReview],
     mut progress: Option<Progress<'_>>,
 ) -> Result<bool, StoreError> {
     let counts = Counts::of(movies, authors, reviews)?;
-    let mut transaction = pool.begin().await?;
+    let mut transaction = connection.begin().await?;
     let connection = transaction.acquire().await?;
     sqlx::query("SELECT pg_advisory_xact_lock($1)")
         .bind(LOAD_LOCK)

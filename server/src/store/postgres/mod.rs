@@ -10,6 +10,7 @@
 //! (`migrations/postgres`), which hold whoever writes.
 
 mod authors;
+mod connections;
 mod error;
 mod load;
 mod movies;
@@ -20,11 +21,14 @@ mod search;
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::Postgres;
+use sqlx::postgres::{PgArguments, PgConnectOptions, PgRow};
+use sqlx::query::Query;
 use uuid::Uuid;
 
 use super::match_counts::MatchCounts;
 use super::{NewAuthor, NewMovie, NewReview, Progress, StoreError};
+use connections::Connections;
 
 /// How long a statement may run before PostgreSQL cancels it, so that one slow query cannot
 /// hold a connection for ever.
@@ -87,7 +91,7 @@ impl std::fmt::Debug for PostgresDatabase {
 /// A movie-review database on a PostgreSQL server.
 #[derive(Clone)]
 pub struct PostgresStore {
-    pool: PgPool,
+    connections: Arc<Connections>,
     match_counts: Arc<MatchCounts>,
     /// The database as errors name it.
     shown: Arc<str>,
@@ -102,19 +106,34 @@ impl PostgresStore {
             .options
             .clone()
             .application_name("movie-reviews-mcp")
-            .options([("statement_timeout", STATEMENT_TIMEOUT)]);
-        let pool = PgPoolOptions::new()
-            .max_connections(database.pool_size.max(1))
-            .acquire_timeout(ACQUIRE_TIMEOUT)
-            .connect_with(options)
+            .options([
+                ("statement_timeout", STATEMENT_TIMEOUT),
+                // Every statement here is planned once per connection, not at every call: a
+                // search's plan takes longer to make than to run, and each one's plan fits
+                // every value (a search chooses between walking and sorting itself).
+                ("plan_cache_mode", "force_generic_plan"),
+            ]);
+        let connections = Connections::new(
+            options,
+            database.pool_size,
+            ACQUIRE_TIMEOUT,
+            shown.to_string(),
+        );
+        connections
+            .connect()
             .await
             .map_err(|error| error::unreachable(&shown, error))?;
-        sqlx::migrate!("../migrations/postgres")
-            .run(&pool)
-            .await
-            .map_err(|error| error::at_open(&shown, error.into()))?;
+        let migrated = connections
+            .run(async |connection| {
+                sqlx::migrate!("../migrations/postgres")
+                    .run(connection)
+                    .await
+                    .map_err(StoreError::from)
+            })
+            .await;
+        migrated.map_err(|error| error::at_open(&shown, error))?;
         Ok(PostgresStore {
-            pool,
+            connections: Arc::new(connections),
             match_counts: Arc::default(),
             shown,
         })
@@ -122,10 +141,22 @@ impl PostgresStore {
 
     /// Whether `sql`, a `SELECT EXISTS (… WHERE id = $1)`, finds `id`.
     async fn exists(&self, sql: &'static str, id: Uuid) -> Result<bool, StoreError> {
-        Ok(sqlx::query_scalar(sql)
-            .bind(id)
-            .fetch_one(&self.pool)
-            .await?)
+        self.connections
+            .run(async |connection| {
+                let query = sqlx::query_scalar(sql).bind(id);
+                Ok(query.fetch_one(connection).await?)
+            })
+            .await
+    }
+
+    /// Runs a statement and returns every row it answers.
+    async fn fetch_all(
+        &self,
+        query: Query<'_, Postgres, PgArguments>,
+    ) -> Result<Vec<PgRow>, StoreError> {
+        self.connections
+            .run(async |connection| Ok(query.fetch_all(connection).await?))
+            .await
     }
 
     /// Fills the database with these rows if it holds none yet, and says whether it did.
@@ -136,10 +167,17 @@ impl PostgresStore {
         reviews: &[NewReview],
     ) -> Result<bool, StoreError> {
         // The usual start, on a database in use, takes no lock.
-        if load::holds_anything(&self.pool).await? {
+        let held = self
+            .connections
+            .run(async |connection| load::holds_anything(connection).await)
+            .await;
+        if held? {
             return Ok(false);
         }
-        let loaded = load::load(&self.pool, movies, authors, reviews, None).await;
+        let loaded = self
+            .connections
+            .run(async |connection| load::load(connection, movies, authors, reviews, None).await)
+            .await;
         loaded.map_err(|error| error::at_open(&self.shown, error))
     }
 
@@ -157,7 +195,13 @@ impl PostgresStore {
         // is the load, it starts again.
         let mut attempt = 1;
         loop {
-            match load::load(&self.pool, movies, authors, reviews, Some(&mut *progress)).await {
+            let loaded = self
+                .connections
+                .run(async |connection| {
+                    load::load(connection, movies, authors, reviews, Some(&mut *progress)).await
+                })
+                .await;
+            match loaded {
                 Err(error) if attempt < LOAD_ATTEMPTS && error::is_deadlock(&error) => {
                     tracing::info!(attempt, "loading again after a deadlock with a reader");
                     attempt += 1;
@@ -169,6 +213,6 @@ impl PostgresStore {
 
     /// Waits for the calls in progress, then closes every connection.
     pub async fn close(&self) {
-        self.pool.close().await;
+        self.connections.close().await;
     }
 }

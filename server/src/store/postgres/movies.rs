@@ -51,10 +51,8 @@ impl PostgresStore {
             reviews = prefixed("r", REVIEW_COLUMNS),
             order = prefixed("r", OF_MOVIE_ORDER),
         );
-        let rows = sqlx::query(AssertSqlSafe(sql))
-            .bind(id)
-            .fetch_all(&self.pool)
-            .await?;
+        let query = sqlx::query(AssertSqlSafe(sql)).bind(id);
+        let rows = self.fetch_all(query).await?;
         let Some(first) = rows.first() else {
             return Ok(None);
         };

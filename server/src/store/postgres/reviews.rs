@@ -66,11 +66,8 @@ impl PostgresStore {
         for id in &ids {
             query = query.bind(id);
         }
-        let rows = query
-            .bind(i64::from(limit))
-            .bind(i64::from(offset))
-            .fetch_all(&self.pool)
-            .await?;
+        let query = query.bind(i64::from(limit)).bind(i64::from(offset));
+        let rows = self.fetch_all(query).await?;
         let mut page = Rows {
             items: Vec::with_capacity(rows.len()),
             total: 0,
@@ -88,10 +85,10 @@ impl PostgresStore {
     /// The review with this id, if there is one.
     pub async fn review(&self, id: Uuid) -> Result<Option<ReviewRow>, StoreError> {
         let sql = format!("SELECT {REVIEW_COLUMNS} FROM reviews WHERE id = $1");
-        Ok(sqlx::query_as(AssertSqlSafe(sql))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?)
+        let query = sqlx::query_as(AssertSqlSafe(sql)).bind(id);
+        self.connections
+            .run(async |connection| Ok(query.fetch_optional(connection).await?))
+            .await
     }
 
     /// Whether a review has this id.
@@ -107,12 +104,14 @@ impl PostgresStore {
              SELECT $1, m.id, a.id, $4 FROM movies m, authors a WHERE m.id = $2 AND a.id = $3
              RETURNING {REVIEW_COLUMNS}"
         );
-        let mut saved: Vec<ReviewRow> = sqlx::query_as(AssertSqlSafe(sql))
+        let query = sqlx::query_as(AssertSqlSafe(sql))
             .bind(review.id)
             .bind(review.movie_id)
             .bind(review.author_id)
-            .bind(i16::from(review.stars))
-            .fetch_all(&self.pool)
+            .bind(i16::from(review.stars));
+        let mut saved: Vec<ReviewRow> = self
+            .connections
+            .run(async |connection| Ok(query.fetch_all(connection).await?))
             .await?;
         Ok(saved.pop())
     }
@@ -124,19 +123,22 @@ impl PostgresStore {
         stars: u8,
     ) -> Result<Option<ReviewRow>, StoreError> {
         let sql = format!("UPDATE reviews SET stars = $2 WHERE id = $1 RETURNING {REVIEW_COLUMNS}");
-        let mut saved: Vec<ReviewRow> = sqlx::query_as(AssertSqlSafe(sql))
+        let query = sqlx::query_as(AssertSqlSafe(sql))
             .bind(id)
-            .bind(i16::from(stars))
-            .fetch_all(&self.pool)
+            .bind(i16::from(stars));
+        let mut saved: Vec<ReviewRow> = self
+            .connections
+            .run(async |connection| Ok(query.fetch_all(connection).await?))
             .await?;
         Ok(saved.pop())
     }
 
     /// Deletes a review; false when no review has this id.
     pub async fn delete_review(&self, id: Uuid) -> Result<bool, StoreError> {
-        let deleted = sqlx::query("DELETE FROM reviews WHERE id = $1")
-            .bind(id)
-            .execute(&self.pool)
+        let query = sqlx::query("DELETE FROM reviews WHERE id = $1").bind(id);
+        let deleted = self
+            .connections
+            .run(async |connection| Ok(query.execute(connection).await?))
             .await?;
         Ok(deleted.rows_affected() > 0)
     }

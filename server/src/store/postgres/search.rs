@@ -1,20 +1,30 @@
 //! Substring search over movie titles and author names, a page at a time, with the exact number
-//! of matches. A term is matched with `LIKE '%term%'` on the folded text, its `\`, `%` and `_`
-//! escaped so that every character is literal; the trigram index (`pg_trgm`) finds the
-//! candidates of a term of three characters or more, and PostgreSQL walks the order's index
-//! instead when that reads fewer rows. Browsing (no term) reads the kept total.
+//! of matches. A term of three characters or more is matched with `LIKE '%term%'` on the folded
+//! text, its `\`, `%` and `_` escaped so that every character is literal, and the trigram index
+//! (`pg_trgm`) finds its matches; a shorter term has no trigram, and is looked for with
+//! `strpos` in every row. Browsing (no term) walks the order's index and reads the kept total.
+//!
+//! The page is found one of two ways, chosen here rather than by PostgreSQL's planner, which
+//! cannot know that a common word starting titles gathers its matches at one end of the order
+//! (walking the order for them read the whole table): every match is fetched and the page
+//! sorted out of them (the cost grows with the matches), or, for a term that the count kept
+//! for it (`match_counts`) says is common, a first part of the order is walked for the page,
+//! and the matches are fetched and sorted after all only when that part did not hold enough
+//! of them ([`walk_window`]).
 //!
 //! The page, its total and its reviews are one statement, so they come from one snapshot
 //! without a transaction's two extra round trips. Counting a common term's matches is the
 //! costly part (on a million titles, 130 ms for a term in a fifth of them), so the total is
 //! counted only when neither the page tells it (a page neither full nor past the end is the
-//! last one) nor the count kept for the term (`match_counts`) is of the catalogue's version
-//! the statement sees: PostgreSQL evaluates a `CASE` branch only when it is taken.
+//! last one) nor the count kept for the term is of the catalogue's version the statement sees:
+//! PostgreSQL evaluates a `CASE` branch only when it is taken, and runs a CTE only when its
+//! rows are asked for.
 
 use sqlx::postgres::PgRow;
 use sqlx::{AssertSqlSafe, Row as _};
 use uuid::Uuid;
 
+use super::super::match_counts::{KeptCount, walk_window};
 use super::super::{ReviewRow, Rows};
 use super::rows::{REVIEW_COLUMNS, count_at, prefixed, review_at};
 use super::{PostgresStore, StoreError};
@@ -41,6 +51,11 @@ pub(super) trait PageRow: Sized {
     const WIDTH: usize;
     fn id(&self) -> Uuid;
 }
+
+/// Roughly how much more it costs to fetch and sort one match than to walk past one row: a
+/// walk here reads each row from the table as well as the index, and gives up, having walked
+/// its window for nothing, when the matches gather in a later part of the order.
+const SORT_OVER_WALK: f64 = 1.0;
 
 /// Review order, for every list of reviews that is not one movie's or one author's.
 pub(super) const REVIEW_ORDER: &str = "movie_title_folded, movie_title, author_last_name_folded, \
@@ -73,18 +88,6 @@ impl PostgresStore {
             order,
             reviews_by,
         } = searched;
-        // A term binds its pattern as $3, and the count kept for it as $5, counted in the
-        // version $4 of the catalogue (NULL when none is kept).
-        let (condition, count) = match term {
-            None => ("TRUE".to_owned(), format!("SELECT {table} FROM totals")),
-            Some(_) => (
-                format!("{text} LIKE $3 ESCAPE '\\'"),
-                format!(
-                    "CASE WHEN (SELECT catalogue FROM totals) = $4 THEN $5 \
-                     ELSE (SELECT count(*) FROM {table} WHERE {text} LIKE $3 ESCAPE '\\') END"
-                ),
-            ),
-        };
         let (review_columns, reviews_join, reviews_order) = if with_reviews {
             (
                 format!(", {}", prefixed("r", REVIEW_COLUMNS)),
@@ -94,13 +97,55 @@ impl PostgresStore {
         } else {
             Default::default()
         };
+        // A term of three characters or more is a `LIKE` pattern, which the trigram index
+        // serves; a shorter one has no trigram, and is looked for in every row.
+        let short = term.as_deref().is_some_and(|term| term.chars().count() < 3);
+        let contains = if short {
+            format!("strpos({text}, $3) > 0")
+        } else {
+            format!("{text} LIKE $3 ESCAPE '\\'")
+        };
+        let (page, count) = match &term {
+            // Browsing: the page is a walk of the order's index; the total is kept.
+            None => (
+                format!("SELECT * FROM {table} ORDER BY {order} LIMIT $1 OFFSET $2"),
+                format!("SELECT {table} FROM totals"),
+            ),
+            // A term binds its pattern as $3, the count kept for it as $5, counted in the
+            // version $4 of the catalogue (NULL when none is kept), and how many rows of the
+            // order to walk as $6 (0: none). `matches` is read only when the walk did not fill
+            // the page or the count is needed: PostgreSQL runs a CTE as its rows are asked for,
+            // and skips a branch whose one-time filter is false.
+            Some(_) => (
+                format!(
+                    "WITH walked AS MATERIALIZED (
+                         SELECT * FROM (SELECT * FROM {table} ORDER BY {order} LIMIT $6) first_part
+                         WHERE {contains} ORDER BY {order} LIMIT $1 + $2),
+                     walked_enough AS (
+                         SELECT count(*) = $1 + $2 OR $6 >= (SELECT {table} FROM totals) AS yes
+                         FROM walked)
+                     (SELECT * FROM walked WHERE (SELECT yes FROM walked_enough)
+                      ORDER BY {order} OFFSET $2)
+                     UNION ALL
+                     (SELECT * FROM matches WHERE NOT (SELECT yes FROM walked_enough)
+                      ORDER BY {order} LIMIT $1 OFFSET $2)"
+                ),
+                "CASE WHEN (SELECT catalogue FROM totals) = $4 THEN $5 \
+                 ELSE (SELECT count(*) FROM matches) END"
+                    .to_owned(),
+            ),
+        };
+        let matches = match term {
+            None => String::new(),
+            Some(_) => format!("matches AS MATERIALIZED (SELECT * FROM {table} WHERE {contains}),"),
+        };
         let sql = format!(
-            "WITH page AS (
-                 SELECT * FROM {table} WHERE {condition} ORDER BY {order} LIMIT $1 OFFSET $2),
+            "WITH {matches}
+             page AS ({page}),
              shown AS (SELECT count(*) AS rows FROM page)
              SELECT (SELECT CASE WHEN rows < $1 AND (rows > 0 OR $2 = 0) THEN $2 + rows
                                  ELSE ({count}) END FROM shown),
-                    (SELECT catalogue FROM totals),
+                    (SELECT catalogue FROM totals), (SELECT {table} FROM totals),
                     {page_columns}{review_columns}
              FROM (SELECT 1) one LEFT JOIN page p ON TRUE {reviews_join}
              ORDER BY {page_order}{reviews_order}",
@@ -112,24 +157,33 @@ impl PostgresStore {
             .bind(i64::from(offset));
         if let Some(term) = &term {
             let kept = self.match_counts.kept(table, term);
+            let window = kept.and_then(|kept| {
+                walk_window(kept.rows, kept.matches, offset, limit, SORT_OVER_WALK)
+            });
             query = query
-                .bind(like_pattern(term))
-                .bind(kept.map(|(catalogue, _)| catalogue))
-                .bind(kept.and_then(|(_, matches)| i64::try_from(matches).ok()));
+                .bind(if short {
+                    term.clone()
+                } else {
+                    like_pattern(term)
+                })
+                .bind(kept.map(|kept| kept.catalogue))
+                .bind(kept.and_then(|kept| i64::try_from(kept.matches).ok()))
+                .bind(window.map_or(0, |window| i64::try_from(window).unwrap_or(i64::MAX)));
         }
-        let rows = query.fetch_all(&self.pool).await?;
+        let rows = self.fetch_all(query).await?;
         let mut page = Rows {
             items: Vec::new(),
             total: 0,
         };
         let mut reviews = Vec::new();
-        let mut catalogue = 0;
+        let (mut catalogue, mut table_rows) = (0, 0);
         for row in &rows {
             page.total = count_at(row, 0)?;
             catalogue = row.try_get(1)?;
+            table_rows = count_at(row, 2)?;
             // A row of the page comes back once per review of it (once if it has none), one
             // after the other; an empty page, as one row with the total alone.
-            if let Some(item) = T::at(row, 2)?
+            if let Some(item) = T::at(row, 3)?
                 && page
                     .items
                     .last()
@@ -137,14 +191,19 @@ impl PostgresStore {
             {
                 page.items.push(item);
             }
-            if with_reviews && let Some(review) = review_at(row, 2 + T::WIDTH)? {
+            if with_reviews && let Some(review) = review_at(row, 3 + T::WIDTH)? {
                 reviews.push(review);
             }
         }
         if let Some(term) = &term
             && Rows::<T>::total_from_page(offset, limit, page.items.len()).is_none()
         {
-            self.match_counts.keep(table, term, catalogue, page.total);
+            let kept = KeptCount {
+                catalogue,
+                matches: page.total,
+                rows: table_rows,
+            };
+            self.match_counts.keep(table, term, kept);
         }
         Ok((page, with_reviews.then_some(reviews)))
     }

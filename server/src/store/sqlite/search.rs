@@ -28,7 +28,7 @@ use std::sync::Arc;
 use rusqlite::Connection;
 use uuid::Uuid;
 
-use super::super::match_counts::MatchCounts;
+use super::super::match_counts::{KeptCount, MatchCounts, walk_window};
 use super::reviews::{ReviewsOf, reviews_of};
 use super::{
     ReviewRow, Rows, SqliteStore, StoreError, TableRow, page_sql, read_number, read_page, read_rows,
@@ -83,14 +83,9 @@ impl SqliteStore {
     }
 }
 
-/// Roughly how much more it costs to fetch and sort one match than to walk past one row.
+/// Roughly how much more it costs to fetch and sort one match than to walk past one row: the
+/// walk reads only the order's index, which holds the text.
 const SORT_OVER_WALK: f64 = 5.0;
-
-/// How many times the rows a walk is expected to need it may walk before giving up.
-const WINDOW_OVER_ESTIMATE: f64 = 4.0;
-
-/// The fewest rows a walk may walk.
-const MIN_WINDOW: f64 = 64.0;
 
 /// A page of the rows of `searched` whose text contains `query` (lowercase and trimmed; `None`
 /// to browse), in order. Called inside a read transaction, so the count and the page see the
@@ -143,7 +138,12 @@ pub(super) fn search<T: TableRow>(
         None => {
             let sql = format!("SELECT COUNT(*) FROM {index} WHERE {index} MATCH ?1");
             let matches = read_number(connection, &sql, [&phrase])?;
-            counts.keep(table, term, catalogue, matches);
+            let kept = KeptCount {
+                catalogue,
+                matches,
+                rows: u64::try_from(rows).unwrap_or_default(),
+            };
+            counts.keep(table, term, kept);
             matches
         }
     };
@@ -169,14 +169,11 @@ pub(super) fn search<T: TableRow>(
             total: matches,
         });
     }
-    let sorted_cost = matches as f64 * SORT_OVER_WALK;
-    let walked_cost = (f64::from(offset) + f64::from(limit)) * rows as f64 / matches as f64;
-    if walked_cost < sorted_cost {
-        // Matches are not spread evenly (a common word that starts titles gathers them in one
-        // part of the order), so the walk is bounded to the rows up to the window's last
-        // leading key: a first part of the order, whose first matches are the first of all.
-        // When the page is not full by then, the matches are sorted after all.
-        let window = (walked_cost * WINDOW_OVER_ESTIMATE).max(MIN_WINDOW) as i64;
+    let table_rows = u64::try_from(rows).unwrap_or_default();
+    if let Some(window) = walk_window(table_rows, matches, offset, limit, SORT_OVER_WALK) {
+        // The walk is bounded to the rows up to the window's last leading key: a first part
+        // of the order, whose first matches are the first of all.
+        let window = i64::try_from(window).unwrap_or(i64::MAX);
         let everything = window >= rows;
         let items: Vec<T> = if everything {
             read_rows(

@@ -1,0 +1,151 @@
+//! The connections a server holds to its PostgreSQL database, lent to one statement (or one
+//! load) at a time.
+//!
+//! sqlx has a pool of its own, but it checks a connection with a round trip when it lends it
+//! and another when it takes it back: three round trips for a one-statement call, which on one
+//! machine cost more than the statement. Here a connection is lent as it is, and taken back
+//! only when its statement ran to the end, or failed with an error PostgreSQL sent (after
+//! which the connection is ready for the next); after any other error, or when the call was
+//! dropped halfway, the connection is closed, and the next call opens a new one. A connection
+//! that sat idle for a while is checked before it is lent, so that a restarted database costs
+//! a call only on connections used in the moment it went away.
+
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use sqlx::Connection as _;
+use sqlx::postgres::{PgConnectOptions, PgConnection};
+use tokio::sync::{Semaphore, SemaphorePermit};
+
+use super::super::StoreError;
+
+/// How long a connection may sit idle and still be lent without first checking, with a round
+/// trip, that the database still answers on it.
+const TRUSTED_IDLE: Duration = Duration::from_millis(500);
+
+/// A server's connections to one database: at most `size` at once.
+pub(super) struct Connections {
+    options: PgConnectOptions,
+    /// One permit for each connection that may be open at once.
+    slots: Semaphore,
+    size: u32,
+    idle: Mutex<Vec<Idle>>,
+    /// How long a call waits for a connection before it fails.
+    wait: Duration,
+    /// The database as errors name it.
+    shown: String,
+}
+
+/// A connection not lent to anyone, and since when.
+struct Idle {
+    connection: PgConnection,
+    since: Instant,
+}
+
+impl Connections {
+    pub(super) fn new(
+        options: PgConnectOptions,
+        size: u32,
+        wait: Duration,
+        shown: String,
+    ) -> Connections {
+        let size = size.max(1);
+        Connections {
+            options,
+            slots: Semaphore::new(size as usize),
+            size,
+            idle: Mutex::new(Vec::new()),
+            wait,
+            shown,
+        }
+    }
+
+    /// Opens one connection and keeps it, to learn at start-up whether the database answers.
+    pub(super) async fn connect(&self) -> Result<(), sqlx::Error> {
+        let connection = PgConnection::connect_with(&self.options).await?;
+        self.give_back(connection);
+        Ok(())
+    }
+
+    /// Runs `statement` on a connection, waiting for one if all are lent.
+    pub(super) async fn run<T>(
+        &self,
+        statement: impl AsyncFnOnce(&mut PgConnection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let (mut connection, _slot) = self.lend().await?;
+        // Dropped halfway (the call was cancelled), the connection is closed with it.
+        let result = statement(&mut connection).await;
+        if result.as_ref().err().is_none_or(leaves_usable) {
+            self.give_back(connection);
+        }
+        result
+    }
+
+    /// A connection, and the slot it holds until it is given back or closed.
+    async fn lend(&self) -> Result<(PgConnection, SemaphorePermit<'_>), StoreError> {
+        let lent = tokio::time::timeout(self.wait, async {
+            let slot = self.slots.acquire().await.map_err(|_| StoreError::Closed)?;
+            loop {
+                let idle = self
+                    .idle
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .pop();
+                let Some(Idle {
+                    mut connection,
+                    since,
+                }) = idle
+                else {
+                    let connection = PgConnection::connect_with(&self.options).await?;
+                    return Ok((connection, slot));
+                };
+                // A connection the database has closed fails its check, and is dropped.
+                if since.elapsed() < TRUSTED_IDLE || connection.ping().await.is_ok() {
+                    return Ok((connection, slot));
+                }
+            }
+        })
+        .await;
+        lent.unwrap_or_else(|_| {
+            Err(StoreError::failed(format!(
+                "no connection to the PostgreSQL database {} within {:?}",
+                self.shown, self.wait
+            )))
+        })
+    }
+
+    fn give_back(&self, connection: PgConnection) {
+        let since = Instant::now();
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        idle.push(Idle { connection, since });
+    }
+
+    /// Waits for the statements in progress, then closes every connection; later calls fail
+    /// with [`StoreError::Closed`].
+    pub(super) async fn close(&self) {
+        if let Ok(every_slot) = self.slots.acquire_many(self.size).await {
+            every_slot.forget();
+        }
+        self.slots.close();
+        let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(PoisonError::into_inner));
+        for Idle { connection, .. } in idle {
+            // Closing says goodbye to the server; a failure to, on a connection about to be
+            // dropped anyway, changes nothing.
+            let _ = connection.close().await;
+        }
+    }
+}
+
+/// Whether a connection can be lent again after a statement on it failed with `error`: yes
+/// when PostgreSQL itself answered with the error (it is then ready for the next statement,
+/// and a transaction left open is rolled back when the connection is next used), or when the
+/// error is not the connection's at all; not after a lost connection, a protocol error or
+/// anything else sqlx met on the way.
+fn leaves_usable(error: &StoreError) -> bool {
+    let StoreError::Failed(source) = error else {
+        return true;
+    };
+    source
+        .downcast_ref::<sqlx::Error>()
+        .is_none_or(|error| matches!(error, sqlx::Error::Database(_)))
+}
