@@ -1,0 +1,70 @@
+//! How the PostgreSQL store lends its connections, checked on the tests' throwaway PostgreSQL
+//! server (`tests/postgres_cluster.rs`): a call dropped while its statement waits (a client
+//! that cancelled, a request that timed out) gives its connection's slot back and leaves no
+//! half-read answer behind, so the next call, on a store of a single connection, gets its own
+//! answer at once rather than waiting for a slot that never comes back.
+//!
+//! It skips when PostgreSQL is not installed (the cluster module says so loudly).
+
+// Each test binary uses a different subset of the shared harness.
+#[allow(dead_code)]
+mod common;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use movie_reviews_mcp::store::Database;
+use sqlx::Connection as _;
+
+use common::postgres_cluster::cluster;
+
+/// How long the first call may wait on the lock before it is dropped.
+const DROPPED_AFTER: Duration = Duration::from_millis(300);
+
+/// Well under the store's 10 s wait for a connection: a slot that did not come back would make
+/// the next call wait that long, and fail.
+const ANSWERED_WITHIN: Duration = Duration::from_secs(5);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_dropped_while_its_statement_waits_frees_its_connection_for_the_next() {
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    let url = cluster.new_database();
+    let database = Database::named(PathBuf::from(&url))
+        .expect("a PostgreSQL URL")
+        .with_pool_size(1);
+    let store = movie_reviews_mcp::open_or_create(&database)
+        .await
+        .expect("the store opens and fills the demo data");
+    let (first, _) = store.search_movies(None, 0, 2, false).await.unwrap();
+    let [waiting, next] = [&first.items[0], &first.items[1]];
+
+    // Another session holds the movies table, so a read of it waits.
+    let mut holder = sqlx::PgConnection::connect(&url).await.unwrap();
+    let mut lock = holder.begin().await.unwrap();
+    sqlx::query("LOCK TABLE movies IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut *lock)
+        .await
+        .unwrap();
+    let dropped = tokio::time::timeout(DROPPED_AFTER, store.movie_with_reviews(waiting.id)).await;
+    assert!(dropped.is_err(), "the read did not wait for the lock");
+    lock.rollback().await.unwrap();
+
+    let started = Instant::now();
+    let answer = tokio::time::timeout(ANSWERED_WITHIN, store.movie_with_reviews(next.id))
+        .await
+        .expect("the next call got no connection: the dropped call kept its slot")
+        .expect("the next call failed");
+    let (movie, _) = answer.expect("the movie exists");
+    assert_eq!(
+        movie.id, next.id,
+        "the next call read another call's answer"
+    );
+    assert_eq!(movie.title, next.title);
+    eprintln!(
+        "the next call answered in {:.1?} on a store of one connection",
+        started.elapsed()
+    );
+    store.close().await;
+}
