@@ -8,7 +8,8 @@
 //! which the connection is ready for the next); after any other error, or when the call was
 //! dropped halfway, the connection is closed, and the next call opens a new one. A connection
 //! that sat idle for a while is checked before it is lent, so that a restarted database costs
-//! a call only on connections used in the moment it went away.
+//! a call only on connections used in the moment it went away; one opened half an hour ago is
+//! replaced by a new one.
 
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -23,6 +24,10 @@ use super::super::StoreError;
 /// trip, that the database still answers on it.
 const TRUSTED_IDLE: Duration = Duration::from_millis(500);
 
+/// How long a connection is used before it is closed and a new one opened in its place, so
+/// that what a server session gathers over time (cached plans, memory) is given back.
+const LIFETIME: Duration = Duration::from_secs(30 * 60);
+
 /// A server's connections to one database: at most `size` at once.
 pub(super) struct Connections {
     options: PgConnectOptions,
@@ -36,10 +41,11 @@ pub(super) struct Connections {
     shown: String,
 }
 
-/// A connection not lent to anyone, and since when.
+/// A connection not lent to anyone, since when, and when it was opened.
 struct Idle {
     connection: PgConnection,
     since: Instant,
+    opened: Instant,
 }
 
 impl Connections {
@@ -63,7 +69,7 @@ impl Connections {
     /// Opens one connection and keeps it, to learn at start-up whether the database answers.
     pub(super) async fn connect(&self) -> Result<(), sqlx::Error> {
         let connection = PgConnection::connect_with(&self.options).await?;
-        self.give_back(connection);
+        self.give_back(connection, Instant::now());
         Ok(())
     }
 
@@ -72,17 +78,18 @@ impl Connections {
         &self,
         statement: impl AsyncFnOnce(&mut PgConnection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let (mut connection, _slot) = self.lend().await?;
+        let (mut connection, opened, _slot) = self.lend().await?;
         // Dropped halfway (the call was cancelled), the connection is closed with it.
         let result = statement(&mut connection).await;
         if result.as_ref().err().is_none_or(leaves_usable) {
-            self.give_back(connection);
+            self.give_back(connection, opened);
         }
         result
     }
 
-    /// A connection, and the slot it holds until it is given back or closed.
-    async fn lend(&self) -> Result<(PgConnection, SemaphorePermit<'_>), StoreError> {
+    /// A connection, when it was opened, and the slot it holds until it is given back or
+    /// closed.
+    async fn lend(&self) -> Result<(PgConnection, Instant, SemaphorePermit<'_>), StoreError> {
         let lent = tokio::time::timeout(self.wait, async {
             let slot = self.slots.acquire().await.map_err(|_| StoreError::Closed)?;
             loop {
@@ -94,14 +101,20 @@ impl Connections {
                 let Some(Idle {
                     mut connection,
                     since,
+                    opened,
                 }) = idle
                 else {
                     let connection = PgConnection::connect_with(&self.options).await?;
-                    return Ok((connection, slot));
+                    return Ok((connection, Instant::now(), slot));
                 };
+                if opened.elapsed() > LIFETIME {
+                    // Closing says goodbye to the server; a failure to changes nothing.
+                    let _ = connection.close().await;
+                    continue;
+                }
                 // A connection the database has closed fails its check, and is dropped.
                 if since.elapsed() < TRUSTED_IDLE || connection.ping().await.is_ok() {
-                    return Ok((connection, slot));
+                    return Ok((connection, opened, slot));
                 }
             }
         })
@@ -114,10 +127,14 @@ impl Connections {
         })
     }
 
-    fn give_back(&self, connection: PgConnection) {
+    fn give_back(&self, connection: PgConnection, opened: Instant) {
         let since = Instant::now();
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        idle.push(Idle { connection, since });
+        idle.push(Idle {
+            connection,
+            since,
+            opened,
+        });
     }
 
     /// Waits for the statements in progress, then closes every connection; later calls fail
