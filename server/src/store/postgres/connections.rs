@@ -159,10 +159,5 @@ impl Connections {
 /// error is not the connection's at all; not after a lost connection, a protocol error or
 /// anything else sqlx met on the way.
 fn leaves_usable(error: &StoreError) -> bool {
-    let StoreError::Failed(source) = error else {
-        return true;
-    };
-    source
-        .downcast_ref::<sqlx::Error>()
-        .is_none_or(|error| matches!(error, sqlx::Error::Database(_)))
+    super::error::sqlx_error(error).is_none_or(|error| matches!(error, sqlx::Error::Database(_)))
 }

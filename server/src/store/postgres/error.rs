@@ -27,13 +27,17 @@ pub(super) fn at_open(shown: &str, error: StoreError) -> StoreError {
     }
 }
 
+/// The sqlx error a failure carries, if it carries one.
+pub(super) fn sqlx_error(error: &StoreError) -> Option<&sqlx::Error> {
+    match error {
+        StoreError::Failed(source) => source.downcast_ref::<sqlx::Error>(),
+        _ => None,
+    }
+}
+
 /// Whether PostgreSQL failed the call to end a deadlock (SQLSTATE 40P01).
 pub(super) fn is_deadlock(error: &StoreError) -> bool {
-    let StoreError::Failed(source) = error else {
-        return false;
-    };
-    source
-        .downcast_ref::<sqlx::Error>()
+    sqlx_error(error)
         .and_then(sqlx::Error::as_database_error)
         .and_then(|error| error.code())
         .is_some_and(|code| code == "40P01")

@@ -98,26 +98,22 @@ impl PostgresStore {
         } else {
             Default::default()
         };
-        // A term of three characters or more is a `LIKE` pattern, which the trigram index
-        // serves; a shorter one has no trigram, and is looked for in every row.
-        let short = term.as_deref().is_some_and(|term| term.chars().count() < 3);
-        let contains = if short {
-            format!("strpos({text}, $3) > 0")
-        } else {
-            format!("{text} LIKE $3 ESCAPE '\\'")
-        };
-        let (page, count) = match &term {
+        // What the statement binds as $3 for a term, and how it asks whether a text holds it.
+        let containment = term.as_deref().map(|term| containment(text, term));
+        let (matches, page, count) = match &containment {
             // Browsing: the page is a walk of the order's index; the total is kept.
             None => (
+                String::new(),
                 format!("SELECT * FROM {table} ORDER BY {order} LIMIT $1 OFFSET $2"),
                 format!("SELECT {table} FROM totals"),
             ),
-            // A term binds its pattern as $3, the count kept for it as $5, counted in the
+            // A term binds its value as $3, the count kept for it as $5, counted in the
             // version $4 of the catalogue (NULL when none is kept), and how many rows of the
             // order to walk as $6 (0: none). `matches` is read only when the walk did not fill
             // the page or the count is needed: PostgreSQL runs a CTE as its rows are asked for,
             // and skips a branch whose one-time filter is false.
-            Some(_) => (
+            Some((_, contains)) => (
+                format!("matches AS MATERIALIZED (SELECT * FROM {table} WHERE {contains}),"),
                 format!(
                     "WITH walked AS MATERIALIZED (
                          SELECT * FROM (SELECT * FROM {table} ORDER BY {order} LIMIT $6) first_part
@@ -136,10 +132,6 @@ impl PostgresStore {
                     .to_owned(),
             ),
         };
-        let matches = match term {
-            None => String::new(),
-            Some(_) => format!("matches AS MATERIALIZED (SELECT * FROM {table} WHERE {contains}),"),
-        };
         let sql = format!(
             "WITH {matches}
              page AS ({page}),
@@ -156,17 +148,13 @@ impl PostgresStore {
         let mut query = sqlx::query(AssertSqlSafe(sql))
             .bind(i64::from(limit))
             .bind(i64::from(offset));
-        if let Some(term) = &term {
+        if let (Some(term), Some((value, _))) = (&term, containment) {
             let kept = self.match_counts.kept(table, term);
             let window = kept.and_then(|kept| {
                 walk_window(kept.rows, kept.matches, offset, limit, SORT_OVER_WALK)
             });
             query = query
-                .bind(if short {
-                    term.clone()
-                } else {
-                    like_pattern(term)
-                })
+                .bind(value)
                 .bind(kept.map(|kept| kept.catalogue))
                 .bind(kept.and_then(|kept| i64::try_from(kept.matches).ok()))
                 .bind(window.map_or(0, |window| i64::try_from(window).unwrap_or(i64::MAX)));
@@ -210,6 +198,17 @@ impl PostgresStore {
     }
 }
 
+/// The value a search binds for `term`, and the condition, on the column `text`, that holds
+/// when the text contains it. A term of three characters or more is a `LIKE` pattern, which the
+/// trigram index serves; a shorter one has no trigram, and is looked for in every row.
+fn containment(text: &str, term: &str) -> (String, String) {
+    if term.chars().count() < 3 {
+        (term.to_owned(), format!("strpos({text}, $3) > 0"))
+    } else {
+        (like_pattern(term), format!("{text} LIKE $3 ESCAPE '\\'"))
+    }
+}
+
 /// A `LIKE` pattern that matches the texts containing `term`, every character of it taken
 /// literally (with `ESCAPE '\'`).
 fn like_pattern(term: &str) -> String {
@@ -234,5 +233,17 @@ mod tests {
         assert_eq!(like_pattern("abc"), "%abc%");
         assert_eq!(like_pattern(r"50%_a\b"), r"%50\%\_a\\b%");
         assert_eq!(like_pattern("it's \"x\""), "%it's \"x\"%");
+    }
+
+    #[test]
+    fn terms_too_short_for_a_trigram_are_looked_for_as_they_are() {
+        let (value, condition) = containment("title_folded", "a%");
+        assert_eq!(
+            (value.as_str(), condition.as_str()),
+            ("a%", "strpos(title_folded, $3) > 0")
+        );
+        let (value, condition) = containment("title_folded", "a%b");
+        assert_eq!(value, r"%a\%b%");
+        assert_eq!(condition, r"title_folded LIKE $3 ESCAPE '\'");
     }
 }
