@@ -6,6 +6,7 @@
 //! rmcp route takes (`framework_mcp.rs` covers the route itself).
 
 use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
@@ -41,10 +42,13 @@ impl Entity for Review {
 pub struct Db {
     /// When set, every lookup fails as a broken database would.
     broken: bool,
+    /// How many `Exists` lookups were made.
+    lookups: AtomicUsize,
 }
 
 impl Db {
     fn lookup(&self, id: Uuid, known: &[Uuid]) -> Result<bool, ToolError> {
+        self.lookups.fetch_add(1, Ordering::Relaxed);
         if self.broken {
             return Err(ToolError::unexpected(
                 "disk I/O error at /var/lib/secret.db: SELECT 1 FROM movies",
@@ -146,6 +150,46 @@ impl Run<Db> for List {
         Ok(Echo {
             arguments: json!([self.movie_id, self.review_id]),
         })
+    }
+}
+
+/// Rates a movie for an author, finding out itself whether both exist.
+#[derive(Tool)]
+#[tool(name = "rate", title = "Rate", output = Echo,
+       read_only = false, destructive = false, idempotent, open_world = false)]
+pub struct Rate {
+    #[arg(exists = Movie)]
+    movie_id: Uuid,
+    #[arg(exists = Author)]
+    author_id: Uuid,
+}
+
+impl Run<Db> for Rate {
+    const CHECKS_EXISTENCE: bool = true;
+
+    async fn run(self, _db: &Db) -> Result<Echo, ToolError> {
+        // As a write that inserts nothing when either row is missing.
+        if ![MOVIE, OTHER_MOVIE].contains(&self.movie_id) || self.author_id != AUTHOR {
+            return Err(ToolError::Missing);
+        }
+        Ok(Echo {
+            arguments: json!([self.movie_id, self.author_id]),
+        })
+    }
+}
+
+/// Says an id is missing although the checks find every one.
+#[derive(Tool)]
+#[tool(name = "confused", title = "Confused", output = Echo,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Confused {
+    #[arg(exists = Movie)]
+    movie_id: Uuid,
+}
+
+impl Run<Db> for Confused {
+    async fn run(self, _db: &Db) -> Result<Echo, ToolError> {
+        Err(ToolError::Missing)
     }
 }
 
@@ -451,6 +495,52 @@ async fn existence_is_checked_in_argument_order_and_only_after_validation_passes
 }
 
 #[tokio::test]
+async fn a_tool_that_checks_existence_itself_is_not_looked_up_for_first() {
+    let db = Db::default();
+    let both = json!({ "movieId": MOVIE, "authorId": AUTHOR });
+    assert_eq!(
+        call_on::<Rate>(&db, Some(both.clone())).await,
+        Answer::Ok(json!([MOVIE, AUTHOR]))
+    );
+    assert_eq!(db.lookups.load(Ordering::Relaxed), 0);
+    // The same ids through a tool the toolkit checks first: one lookup each.
+    let write = json!({ "stars": 3, "movieId": MOVIE, "authorId": AUTHOR });
+    assert!(matches!(
+        call_on::<WriteReview>(&db, Some(write)).await,
+        Answer::Ok(_)
+    ));
+    assert_eq!(db.lookups.load(Ordering::Relaxed), 2);
+}
+
+#[tokio::test]
+async fn when_such_a_tool_misses_the_first_missing_id_in_argument_order_is_not_found() {
+    assert_eq!(
+        call::<Rate>(json!({ "movieId": NOBODY, "authorId": NOBODY })).await,
+        Answer::Err(format!(
+            "Not Found: No movie has the id {NOBODY}. \
+             Call movies_search or reviews_list to find movie ids."
+        ))
+    );
+    assert_eq!(
+        call::<Rate>(json!({ "movieId": MOVIE, "authorId": NOBODY })).await,
+        Answer::Err(format!(
+            "Not Found: No author has the id {NOBODY}. Call authors_search to find author ids."
+        ))
+    );
+}
+
+#[tokio::test]
+async fn a_missing_id_that_every_check_then_finds_is_unexpected() {
+    let Answer::Err(text) = call::<Confused>(json!({ "movieId": MOVIE })).await else {
+        panic!("a tool that reports a missing id must fail");
+    };
+    assert!(
+        text.starts_with("Error: Something unexpected happened. Reference: "),
+        "{text}"
+    );
+}
+
+#[tokio::test]
 async fn a_rule_the_tool_checks_itself_reads_like_a_declared_one() {
     assert_eq!(
         call::<WriteReview>(json!({ "stars": 3, "reviewId": REVIEW, "movieId": OTHER_MOVIE }))
@@ -501,7 +591,10 @@ async fn an_unexpected_failure_shows_only_a_reference_which_the_log_carries_with
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);
 
-    let broken = Db { broken: true };
+    let broken = Db {
+        broken: true,
+        ..Db::default()
+    };
     let answer = call_on::<WriteReview>(
         &broken,
         Some(json!({ "stars": 3, "movieId": MOVIE, "authorId": AUTHOR })),

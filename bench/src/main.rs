@@ -366,7 +366,7 @@ async fn has_counts(database: &Database, (movies, authors, reviews): (u64, u64, 
             store
                 .list_reviews(ReviewFilter::default(), 0, 1)
                 .await?
-                .total,
+                .map_or(0, |rows| rows.total),
         ))
     }
     .await;
@@ -831,12 +831,7 @@ async fn store_calls(database: &Database, calls: &[Call]) -> Result<(RunResult, 
     for call in calls {
         let start = Instant::now();
         let ok = match call {
-            Call::Get(id) => {
-                store.movie_exists(*id).await? && {
-                    store.movie_with_reviews(*id).await?;
-                    true
-                }
-            }
+            Call::Get(id) => store.movie_with_reviews(*id).await?.is_some(),
             Call::SearchMovies(query) => {
                 store.search_movies(Some(query), 0, 10, false).await?;
                 true
@@ -850,20 +845,14 @@ async fn store_calls(database: &Database, calls: &[Call]) -> Result<(RunResult, 
                     movie_id: Some(*id),
                     author_id: None,
                 };
-                store.movie_exists(*id).await? && {
-                    store.list_reviews(filter, 0, 10).await?;
-                    true
-                }
+                store.list_reviews(filter, 0, 10).await?.is_some()
             }
             Call::ListByAuthor(id) => {
                 let filter = ReviewFilter {
                     movie_id: None,
                     author_id: Some(*id),
                 };
-                store.author_exists(*id).await? && {
-                    store.list_reviews(filter, 0, 10).await?;
-                    true
-                }
+                store.list_reviews(filter, 0, 10).await?.is_some()
             }
             Call::Write {
                 movie,
@@ -876,9 +865,7 @@ async fn store_calls(database: &Database, calls: &[Call]) -> Result<(RunResult, 
                     author_id: *author,
                     stars: *stars,
                 };
-                let ok = store.movie_exists(*movie).await?
-                    && store.author_exists(*author).await?
-                    && store.create_review(&review).await?.is_some();
+                let ok = store.create_review(&review).await?.is_some();
                 written.push(review.id);
                 ok
             }

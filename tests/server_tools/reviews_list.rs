@@ -80,14 +80,15 @@ async fn a_filter_that_names_nothing_is_not_found(backend: Backend) {
             .await,
         movie
     );
+    let author = format!(
+        "Not Found: No author has the id {NOBODY}. \
+         Call authors_search or reviews_list to find author ids."
+    );
     assert_eq!(
         client
             .err("reviews_list", json!({ "authorId": NOBODY }))
             .await,
-        format!(
-            "Not Found: No author has the id {NOBODY}. \
-             Call authors_search or reviews_list to find author ids."
-        )
+        author
     );
     assert_eq!(
         client
@@ -99,6 +100,22 @@ async fn a_filter_that_names_nothing_is_not_found(backend: Backend) {
         movie,
         "the movie comes first in argument order"
     );
+    assert_eq!(
+        client
+            .err(
+                "reviews_list",
+                json!({ "movieId": ALIEN, "authorId": NOBODY })
+            )
+            .await,
+        author,
+        "a movie with reviews, with an author that is not there"
+    );
+    for offset in [5, 30] {
+        let by_author = json!({ "authorId": NOBODY, "offset": offset, "limit": 2 });
+        assert_eq!(client.err("reviews_list", by_author).await, author);
+        let by_movie = json!({ "movieId": NOBODY, "offset": offset, "limit": 2 });
+        assert_eq!(client.err("reviews_list", by_movie).await, movie);
+    }
     assert_eq!(
         client
             .err("reviews_list", json!({ "reviewId": NOBODY }))

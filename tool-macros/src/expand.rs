@@ -166,16 +166,17 @@ fn references(model: &Model) -> TokenStream {
         .iter()
         .filter_map(|arg| arg.exists.as_ref().map(|entity| (arg.ident, entity)))
         .collect();
+    let count = checked.len();
     let bounds = checked
         .iter()
         .map(|(_, entity)| quote!(#state: ::toolkit::Exists<#entity>));
-    let checks = checked.iter().map(|(field, entity)| {
+    let ids = checked
+        .iter()
+        .map(|(field, _)| quote!(::toolkit::__private::ReferenceId::reference_id(&self.#field)));
+    let checks = checked.iter().enumerate().map(|(index, (_, entity))| {
         quote! {
-            ::toolkit::__private::check_exists::<#entity, #state>(
-                __toolkit_state,
-                ::toolkit::__private::ReferenceId::reference_id(&self.#field),
-            )
-            .await?;
+            ::toolkit::__private::check_exists::<#entity, #state>(__toolkit_state, __toolkit_ids[#index])
+                .await?;
         }
     });
     quote! {
@@ -185,14 +186,21 @@ fn references(model: &Model) -> TokenStream {
             #state: ::core::marker::Sync,
             #(#bounds,)*
         {
+            type Ids = [::core::option::Option<::toolkit::Uuid>; #count];
+
+            fn reference_ids(&self) -> Self::Ids {
+                [#(#ids),*]
+            }
+
             fn check_references(
-                &self,
+                __toolkit_ids: Self::Ids,
                 __toolkit_state: &#state,
             ) -> impl ::core::future::Future<
                 Output = ::core::result::Result<(), ::toolkit::ToolError>,
             > + ::core::marker::Send {
                 async move {
                     #(#checks)*
+                    let _ = __toolkit_ids;
                     ::core::result::Result::Ok(())
                 }
             }
@@ -240,8 +248,12 @@ fn fallback(input: &DeriveInput, model: Option<&Model>) -> TokenStream {
             }
 
             impl<#state: ::core::marker::Sync> ::toolkit::__private::References<#state> for #ident {
+                type Ids = ();
+
+                fn reference_ids(&self) -> Self::Ids {}
+
                 fn check_references(
-                    &self,
+                    _: Self::Ids,
                     _: &#state,
                 ) -> impl ::core::future::Future<
                     Output = ::core::result::Result<(), ::toolkit::ToolError>,

@@ -21,6 +21,10 @@ pub enum ToolError {
         /// The tools that return valid ids of this kind.
         listed_by: &'static [&'static str],
     },
+    /// An id the tool's `run` was given names nothing, and the tool leaves it to the toolkit to
+    /// say which: the toolkit checks the `exists` arguments in argument order and answers with
+    /// the first miss as `Not Found` (see [`Run::CHECKS_EXISTENCE`](crate::Run::CHECKS_EXISTENCE)).
+    Missing,
     /// Anything else. The client sees only `Error: Something unexpected happened.` and a
     /// reference; the cause goes to the log under the same reference.
     Unexpected(Box<dyn std::error::Error + Send + Sync>),
@@ -61,6 +65,7 @@ impl fmt::Display for ToolError {
                 id,
                 listed_by,
             } => f.write_str(&not_found_message(entity, *id, listed_by)),
+            ToolError::Missing => f.write_str("an id the tool was given names nothing"),
             ToolError::Unexpected(cause) => write!(f, "unexpected failure: {cause}"),
         }
     }

@@ -338,6 +338,12 @@
 //! # });
 //! ```
 //!
+//! Looking every id up before `run` costs a call of `Exists` each, a round trip when the state
+//! is a database server. A tool whose `run` finds out by itself (its read finds no row, its
+//! write saves nothing) sets [`Run::CHECKS_EXISTENCE`] and returns [`ToolError::Missing`] on a
+//! miss; only then does the toolkit look the ids up, in argument order, to name the first miss.
+//! The answer is the same either way.
+//!
 //! ## Arguments that depend on another: `required_unless`, `ignored_with`
 //!
 //! `required_unless = field` makes an `Option` argument required only when `field` is not
@@ -456,8 +462,19 @@ pub fn parse<T: Tool>(
 }
 
 /// The code that runs a tool against the server state `S`, once its arguments are valid and
-/// every id they reference exists.
+/// (unless the tool checks existence itself) every id they reference exists.
 pub trait Run<S>: Tool + __private::References<S> {
+    /// Whether `run` itself finds out that an `exists` argument names nothing, so the toolkit
+    /// does not look the ids up first. False by default: the toolkit checks every id before
+    /// `run`, which then always sees ids that named something a moment ago.
+    ///
+    /// Set it when the tool's own reads or writes already miss on such an id (a read that
+    /// finds no row, a write that inserts nothing), so a call that finds everything makes no
+    /// lookup of its own. Such a `run` must change nothing when an id names nothing, and must
+    /// then return [`ToolError::Missing`]: the toolkit checks the ids in argument order and
+    /// answers `Not Found` for the first miss, the same answer as checking first.
+    const CHECKS_EXISTENCE: bool = false;
+
     /// Checks rules that only the tool can see, with the state (a database lookup, say), once
     /// the declared rules pass and before any `exists` check, so such a broken rule is reported
     /// as `Validation Failed` ahead of a `Not Found`. None by default.
@@ -500,10 +517,19 @@ pub mod __private {
     use crate::{Entity, Exists, ToolError, Uuid};
 
     /// Checks every `exists = …` argument of a tool; generated with one `Exists` bound per
-    /// entity the tool refers to.
+    /// entity the tool refers to. The ids are taken apart from the tool, so they can still be
+    /// checked after `run` has consumed it.
     pub trait References<S> {
-        fn check_references(&self, state: &S)
-        -> impl Future<Output = Result<(), ToolError>> + Send;
+        /// The `exists` arguments' ids, in argument order (`None`: not passed).
+        type Ids: Copy + Send;
+
+        fn reference_ids(&self) -> Self::Ids;
+
+        /// `Not Found` for the first id that names nothing.
+        fn check_references(
+            ids: Self::Ids,
+            state: &S,
+        ) -> impl Future<Output = Result<(), ToolError>> + Send;
     }
 
     /// The id an `exists` field holds, whether the field is `Uuid` or `Option<Uuid>`.

@@ -57,8 +57,19 @@ where
 {
     let tool = crate::parse::<T>(arguments)?;
     tool.check(state).await?;
-    tool.check_references(state).await?;
-    tool.run(state).await
+    let ids = tool.reference_ids();
+    if !T::CHECKS_EXISTENCE {
+        T::check_references(ids, state).await?;
+    }
+    match tool.run(state).await {
+        // Also reached when checked first: an id that named something has gone since.
+        Err(ToolError::Missing) => {}
+        outcome => return outcome,
+    }
+    T::check_references(ids, state).await?;
+    Err(ToolError::unexpected(
+        "the tool found an id missing, but every id names something",
+    ))
 }
 
 fn encode<O: serde::Serialize>(tool: &str, outcome: Result<O, ToolError>) -> CallToolResult {

@@ -130,13 +130,14 @@ impl Store {
         on_backend!(self, backend => backend.author_exists(id).await)
     }
 
-    /// A page of reviews, filtered by movie and/or author, in review order.
+    /// A page of reviews, filtered by movie and/or author, in review order; `None` when the
+    /// movie or the author filtered by does not exist.
     pub async fn list_reviews(
         &self,
         filter: ReviewFilter,
         offset: u32,
         limit: u32,
-    ) -> Result<Rows<ReviewRow>, StoreError> {
+    ) -> Result<Option<Rows<ReviewRow>>, StoreError> {
         on_backend!(self, backend => backend.list_reviews(filter, offset, limit).await)
     }
 

@@ -18,9 +18,12 @@ pub struct MoviesGet {
 }
 
 impl Run<Store> for MoviesGet {
+    /// Reading the movie tells whether it exists.
+    const CHECKS_EXISTENCE: bool = true;
+
     async fn run(self, store: &Store) -> Result<Movie, ToolError> {
         let Some((movie, reviews)) = store.movie_with_reviews(self.movie_id).await? else {
-            return Err(ToolError::not_found::<Movie>(self.movie_id));
+            return Err(ToolError::Missing);
         };
         let reviews = reviews.into_iter().map(Review::from).collect();
         Ok(Movie::from_row(movie, Some(reviews)))

@@ -19,9 +19,12 @@ pub struct ReviewsDelete {
 }
 
 impl Run<Store> for ReviewsDelete {
+    /// Deleting the review tells whether it existed.
+    const CHECKS_EXISTENCE: bool = true;
+
     async fn run(self, store: &Store) -> Result<Deleted, ToolError> {
         if !store.delete_review(self.review_id).await? {
-            return Err(ToolError::not_found::<Review>(self.review_id));
+            return Err(ToolError::Missing);
         }
         Ok(Deleted {
             review_id: self.review_id,

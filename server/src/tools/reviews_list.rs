@@ -35,10 +35,13 @@ pub struct ReviewsList {
 }
 
 impl Run<Store> for ReviewsList {
+    /// Reading the review, or the page with its total, tells whether the ids exist.
+    const CHECKS_EXISTENCE: bool = true;
+
     async fn run(self, store: &Store) -> Result<Page<Review>, ToolError> {
         if let Some(id) = self.review_id {
             let Some(review) = store.review(id).await? else {
-                return Err(ToolError::not_found::<Review>(id));
+                return Err(ToolError::Missing);
             };
             return Ok(Page::new(vec![review.into()], 1, 0));
         }
@@ -46,7 +49,9 @@ impl Run<Store> for ReviewsList {
             movie_id: self.movie_id,
             author_id: self.author_id,
         };
-        let rows = store.list_reviews(filter, self.offset, self.limit).await?;
+        let Some(rows) = store.list_reviews(filter, self.offset, self.limit).await? else {
+            return Err(ToolError::Missing);
+        };
         Ok(Page::from_rows(rows, self.offset, Review::from))
     }
 }

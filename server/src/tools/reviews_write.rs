@@ -57,14 +57,14 @@ impl Run<Store> for ReviewsWrite {
         }
     }
 
+    /// Each write saves nothing when an id names nothing, and says so.
+    const CHECKS_EXISTENCE: bool = true;
+
     async fn run(self, store: &Store) -> Result<Review, ToolError> {
         // The declared range, 1 to 5, fits a u8.
         let stars = u8::try_from(self.stars)?;
         let saved = match self.review_id {
-            Some(review_id) => store
-                .set_review_stars(review_id, stars)
-                .await?
-                .ok_or_else(|| ToolError::not_found::<Review>(review_id))?,
+            Some(review_id) => store.set_review_stars(review_id, stars).await?,
             None => {
                 // `required_unless` guarantees both when there is no reviewId.
                 let (Some(movie_id), Some(author_id)) = (self.movie_id, self.author_id) else {
@@ -78,16 +78,9 @@ impl Run<Store> for ReviewsWrite {
                     author_id,
                     stars,
                 };
-                match store.create_review(&review).await? {
-                    Some(saved) => saved,
-                    // Both existed when checked; one has gone since.
-                    None if !store.movie_exists(movie_id).await? => {
-                        return Err(ToolError::not_found::<Movie>(movie_id));
-                    }
-                    None => return Err(ToolError::not_found::<Author>(author_id)),
-                }
+                store.create_review(&review).await?
             }
         };
-        Ok(saved.into())
+        Ok(saved.ok_or(ToolError::Missing)?.into())
     }
 }

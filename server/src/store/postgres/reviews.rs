@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::super::{NewReview, ReviewFilter, ReviewRow, Rows};
 use super::movies::OF_MOVIE_ORDER;
-use super::rows::{REVIEW_COLUMNS, count_at, prefixed, review_at};
+use super::rows::{REVIEW_COLUMNS, optional_count_at, prefixed, review_at};
 use super::search::REVIEW_ORDER;
 use super::{PostgresStore, StoreError};
 
@@ -16,18 +16,19 @@ use super::{PostgresStore, StoreError};
 const OF_AUTHOR_ORDER: &str = "movie_title_folded, movie_title, id";
 
 impl PostgresStore {
-    /// A page of reviews, filtered by movie and/or author, in review order.
+    /// A page of reviews, filtered by movie and/or author, in review order; `None` when the
+    /// movie or the author filtered by does not exist.
     pub async fn list_reviews(
         &self,
         filter: ReviewFilter,
         offset: u32,
         limit: u32,
-    ) -> Result<Rows<ReviewRow>, StoreError> {
+    ) -> Result<Option<Rows<ReviewRow>>, StoreError> {
         // One statement per filter, each in the order its index keeps, with the total kept
         // on the movie or author (or the totals) where there is one: the page and its total in
         // one statement, so from one snapshot, and a row with the total even when the page is
-        // empty. The ids given are bound first, movie before author, then the limit and the
-        // offset.
+        // empty. The total is NULL when the movie or the author is missing. The ids given are
+        // bound first, movie before author, then the limit and the offset.
         let (condition, order, total) = match (filter.movie_id, filter.author_id) {
             (None, None) => ("TRUE", REVIEW_ORDER, "SELECT reviews FROM totals"),
             (Some(_), None) => (
@@ -43,16 +44,18 @@ impl PostgresStore {
             (Some(_), Some(_)) => (
                 "movie_id = $1 AND author_id = $2",
                 "id",
-                "SELECT count(*) FROM reviews WHERE movie_id = $1 AND author_id = $2",
+                "SELECT CASE WHEN EXISTS (SELECT 1 FROM movies WHERE id = $1)
+                     AND EXISTS (SELECT 1 FROM authors WHERE id = $2)
+                     THEN (SELECT count(*) FROM reviews WHERE movie_id = $1 AND author_id = $2)
+                     END",
             ),
         };
         let ids: Vec<Uuid> = [filter.movie_id, filter.author_id]
             .into_iter()
             .flatten()
             .collect();
-        // A movie or an author that is not there has no reviews.
         let sql = format!(
-            "SELECT coalesce(({total}), 0), {columns}
+            "SELECT ({total}), {columns}
              FROM (SELECT 1) one LEFT JOIN LATERAL (
                  SELECT * FROM reviews WHERE {condition} ORDER BY {order}
                  LIMIT ${limit_at} OFFSET ${offset_at}) r ON TRUE
@@ -73,13 +76,16 @@ impl PostgresStore {
             total: 0,
         };
         for row in &rows {
-            page.total = count_at(row, 0)?;
+            let Some(total) = optional_count_at(row, 0)? else {
+                return Ok(None);
+            };
+            page.total = total;
             // An empty page comes back as one row with the total and no review.
             if let Some(review) = review_at(row, 1)? {
                 page.items.push(review);
             }
         }
-        Ok(page)
+        Ok(Some(page))
     }
 
     /// The review with this id, if there is one.

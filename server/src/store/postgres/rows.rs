@@ -98,6 +98,14 @@ pub(super) fn count_at(row: &PgRow, index: usize) -> Result<u64, sqlx::Error> {
     u64::try_from(value).map_err(|_| out_of_range(index, value))
 }
 
+/// A count that is NULL when what it counts is missing.
+pub(super) fn optional_count_at(row: &PgRow, index: usize) -> Result<Option<u64>, sqlx::Error> {
+    let value: Option<i64> = row.try_get(index)?;
+    value
+        .map(|value| u64::try_from(value).map_err(|_| out_of_range(index, value)))
+        .transpose()
+}
+
 fn out_of_range(index: usize, value: impl std::fmt::Display) -> sqlx::Error {
     sqlx::Error::ColumnDecode {
         index: index.to_string(),

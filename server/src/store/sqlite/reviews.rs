@@ -66,14 +66,19 @@ pub(super) const OF_MOVIE: &str =
 /// millions, a fraction of a second.
 const FAR_OFFSET: u32 = 1000;
 
+/// Whether the movie bound as `?1` and the author bound as `?2` exist, each when given.
+const FILTER_EXISTS: &str = "SELECT (?1 IS NULL OR EXISTS (SELECT 1 FROM movies WHERE id = ?1))
+     AND (?2 IS NULL OR EXISTS (SELECT 1 FROM authors WHERE id = ?2))";
+
 impl SqliteStore {
-    /// A page of reviews, filtered by movie and/or author, in review order.
+    /// A page of reviews, filtered by movie and/or author, in review order; `None` when the
+    /// movie or the author filtered by does not exist.
     pub async fn list_reviews(
         &self,
         filter: ReviewFilter,
         offset: u32,
         limit: u32,
-    ) -> Result<Rows<ReviewRow>, StoreError> {
+    ) -> Result<Option<Rows<ReviewRow>>, StoreError> {
         // One statement per filter (never `? IS NULL OR …`), so SQLite reads that filter's
         // range of the table or of the author index in order; the text is fixed, only the
         // values are bound. The total of a movie's or an author's reviews is kept on it. The
@@ -99,7 +104,16 @@ impl SqliteStore {
         let read = move |connection: &rusqlite::Connection| {
             let values = (filter.movie_id, filter.author_id);
             let count = || read_number(connection, &count, rusqlite::params_from_iter(given));
-            read_page(connection, &sql, values, offset, limit, count)
+            match read_page(connection, &sql, values, offset, limit, count) {
+                // A review's movie and author exist, so a page with a review shows they do.
+                Ok(page) if !page.items.is_empty() => Ok(Some(page)),
+                // Otherwise the page is empty, or its count found no movie or author to read
+                // the count from.
+                outcome => match read_number(connection, FILTER_EXISTS, values)? {
+                    0 => Ok(None),
+                    _ => outcome.map(Some),
+                },
+            }
         };
         // SQLite steps over the rows before the offset one by one.
         if offset < FAR_OFFSET {
