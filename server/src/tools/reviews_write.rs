@@ -40,6 +40,9 @@ impl Run<Store> for ReviewsWrite {
         let Some(review_id) = self.review_id else {
             return Ok(());
         };
+        if self.movie_id.is_none() && self.author_id.is_none() {
+            return Ok(());
+        }
         let Some(review) = store.review(review_id).await? else {
             return Ok(());
         };
