@@ -7,6 +7,8 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
+use uuid::Uuid;
+
 /// How many terms' counts are kept at most; past it they are all forgotten and counted anew.
 /// A term is at most 100 characters (400 bytes), so this holds two megabytes at most.
 const KEPT_COUNTS: usize = 4096;
@@ -28,6 +30,10 @@ pub(super) struct KeptCount {
     pub matches: u64,
     /// How many rows the table held.
     pub rows: u64,
+    /// The first matching row in the table's order, once a search has seen it: no row before
+    /// it matches, so a walk of the order for the term may start there. (SQLite's walks are
+    /// bounded another way, and it keeps none.)
+    pub first: Option<Uuid>,
 }
 
 impl MatchCounts {

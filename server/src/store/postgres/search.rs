@@ -8,9 +8,12 @@
 //! cannot know that a common word starting titles gathers its matches at one end of the order
 //! (walking the order for them read the whole table): every match is fetched and the page
 //! sorted out of them (the cost grows with the matches), or, for a term that the count kept
-//! for it (`match_counts`) says is common, a first part of the order is walked for the page,
-//! and the matches are fetched and sorted after all only when that part did not hold enough
-//! of them ([`walk_window`]).
+//! for it (`match_counts`) says is common, a part of the order is walked for the page, and the
+//! matches are fetched and sorted after all only when that part did not hold enough of them
+//! ([`walk_window`]). The walk starts at the term's first match when a search has seen it, and
+//! the catalogue has not changed since: sorted text gathers a term's matches in runs (every
+//! title that starts with it, every name of one family), and a walk from the start of the
+//! order would pass every row before the first run.
 //!
 //! The page, its total and its reviews are one statement, so they come from one snapshot
 //! without a transaction's two extra round trips. Counting a common term's matches is the
@@ -108,24 +111,29 @@ impl PostgresStore {
                 format!("SELECT {table} FROM totals"),
             ),
             // A term binds its value as $3, the count kept for it as $5, counted in the
-            // version $4 of the catalogue (NULL when none is kept), and how many rows of the
-            // order to walk as $6 (0: none). `matches` is read only when the walk did not fill
-            // the page or the count is needed: PostgreSQL runs a CTE as its rows are asked for,
-            // and skips a branch whose one-time filter is false.
+            // version $4 of the catalogue (NULL when none is kept), how many rows of the order
+            // to walk as $6 (0: none), and the first match seen in that version as $7 (NULL:
+            // none, and the walk starts at the beginning). `matches` is read only when the walk
+            // did not fill the page or the count is needed: PostgreSQL runs a CTE as its rows
+            // are asked for, and skips a branch whose one-time filter is false.
             Some((_, contains)) => (
                 format!("matches AS MATERIALIZED (SELECT * FROM {table} WHERE {contains}),"),
                 format!(
-                    "WITH walked AS MATERIALIZED (
-                         SELECT * FROM (SELECT * FROM {table} ORDER BY {order} LIMIT $6) first_part
+                    "WITH start AS (
+                         SELECT {order} FROM {table}
+                         WHERE id = $7 AND (SELECT catalogue FROM totals) = $4),
+                     walked AS MATERIALIZED (
+                         SELECT * FROM (
+                             SELECT * FROM {table} WHERE ({order}) >= ({start})
+                             ORDER BY {order} LIMIT $6) first_part
                          WHERE {contains} ORDER BY {order} LIMIT $1 + $2),
-                     walked_enough AS (
-                         SELECT count(*) = $1 + $2 OR $6 >= (SELECT {table} FROM totals) AS yes
-                         FROM walked)
+                     walked_enough AS (SELECT count(*) = $1 + $2 AS yes FROM walked)
                      (SELECT * FROM walked WHERE (SELECT yes FROM walked_enough)
                       ORDER BY {order} OFFSET $2)
                      UNION ALL
                      (SELECT * FROM matches WHERE NOT (SELECT yes FROM walked_enough)
-                      ORDER BY {order} LIMIT $1 OFFSET $2)"
+                      ORDER BY {order} LIMIT $1 OFFSET $2)",
+                    start = start_key(order),
                 ),
                 "CASE WHEN (SELECT catalogue FROM totals) = $4 THEN $5 \
                  ELSE (SELECT count(*) FROM matches) END"
@@ -148,8 +156,10 @@ impl PostgresStore {
         let mut query = sqlx::query(AssertSqlSafe(sql))
             .bind(i64::from(limit))
             .bind(i64::from(offset));
-        if let (Some(term), Some((value, _))) = (&term, containment) {
-            let kept = self.match_counts.kept(table, term);
+        let kept = term
+            .as_deref()
+            .and_then(|term| self.match_counts.kept(table, term));
+        if let Some((value, _)) = containment {
             let window = kept.and_then(|kept| {
                 walk_window(kept.rows, kept.matches, offset, limit, SORT_OVER_WALK)
             });
@@ -157,7 +167,8 @@ impl PostgresStore {
                 .bind(value)
                 .bind(kept.map(|kept| kept.catalogue))
                 .bind(kept.and_then(|kept| i64::try_from(kept.matches).ok()))
-                .bind(window.map_or(0, |window| i64::try_from(window).unwrap_or(i64::MAX)));
+                .bind(window.map_or(0, |window| i64::try_from(window).unwrap_or(i64::MAX)))
+                .bind(kept.and_then(|kept| kept.first));
         }
         let rows = self.fetch_all(query).await?;
         let mut page = Rows {
@@ -187,15 +198,41 @@ impl PostgresStore {
         if let Some(term) = &term
             && Rows::<T>::total_from_page(offset, limit, page.items.len()).is_none()
         {
+            // A first page's first row is the first match; a later page keeps the one seen.
+            let first = if offset == 0 {
+                page.items.first().map(T::id)
+            } else {
+                kept.filter(|kept| kept.catalogue == catalogue)
+                    .and_then(|kept| kept.first)
+            };
             let kept = KeptCount {
                 catalogue,
                 matches: page.total,
                 rows: table_rows,
+                first,
             };
             self.match_counts.keep(table, term, kept);
         }
         Ok((page, with_reviews.then_some(reviews)))
     }
+}
+
+/// Where a walk of `order` (its columns, the last of them `id`) starts: at the row `start`
+/// holds, or, when it holds none, before every row (`''` comes before every text, and the nil
+/// uuid before every id).
+fn start_key(order: &str) -> String {
+    order
+        .split(", ")
+        .map(|column| {
+            let before_every = if column == "id" {
+                "'00000000-0000-0000-0000-000000000000'::uuid"
+            } else {
+                "''"
+            };
+            format!("coalesce((SELECT {column} FROM start), {before_every})")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The value a search binds for `term`, and the condition, on the column `text`, that holds
@@ -233,6 +270,15 @@ mod tests {
         assert_eq!(like_pattern("abc"), "%abc%");
         assert_eq!(like_pattern(r"50%_a\b"), r"%50\%\_a\\b%");
         assert_eq!(like_pattern("it's \"x\""), "%it's \"x\"%");
+    }
+
+    #[test]
+    fn a_walk_starts_at_the_kept_row_or_before_every_row() {
+        assert_eq!(
+            start_key("title_folded, id"),
+            "coalesce((SELECT title_folded FROM start), ''), \
+             coalesce((SELECT id FROM start), '00000000-0000-0000-0000-000000000000'::uuid)"
+        );
     }
 
     #[test]

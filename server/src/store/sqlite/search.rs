@@ -142,6 +142,7 @@ pub(super) fn search<T: TableRow>(
                 catalogue,
                 matches,
                 rows: u64::try_from(rows).unwrap_or_default(),
+                first: None,
             };
             counts.keep(table, term, kept);
             matches
