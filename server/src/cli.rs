@@ -39,6 +39,18 @@ pub struct Cli {
     )]
     pub database_pool_size: u32,
 
+    /// How many seconds a statement may run on a PostgreSQL database before it is cancelled and
+    /// its call fails, so that one slow query cannot hold a connection for ever.
+    #[arg(
+        long,
+        global = true,
+        env = "MOVIE_REVIEWS_DATABASE_STATEMENT_TIMEOUT",
+        value_name = "SECONDS",
+        default_value_t = PostgresDatabase::DEFAULT_STATEMENT_TIMEOUT.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..=86_400)
+    )]
+    pub database_statement_timeout: u64,
+
     /// Serve MCP over Streamable HTTP on this address, at the path /mcp, instead of stdio.
     /// Like 127.0.0.1:8080; port 0 picks a free port (the log says which).
     #[arg(long, env = "MOVIE_REVIEWS_HTTP", value_name = "ADDR")]

@@ -46,9 +46,16 @@ pub type Error = Box<dyn std::error::Error + Send + Sync>;
 
 /// Runs the command the command line names.
 pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
+    // The connection settings, which only a PostgreSQL database has.
+    let connected = |database: Database| {
+        let timeout = std::time::Duration::from_secs(cli.database_statement_timeout);
+        database
+            .with_pool_size(cli.database_pool_size)
+            .with_statement_timeout(timeout)
+    };
     match cli.command {
         None => {
-            let database = database_named(cli.database)?.with_pool_size(cli.database_pool_size);
+            let database = connected(database_named(cli.database)?);
             if let Some(address) = cli.http {
                 let bound = http::bind(address, cli.http_options).await?;
                 let server = MovieReviews::new(open_or_create(&database).await?)?;
@@ -79,7 +86,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
             };
             let started = std::time::Instant::now();
             let mut progress = progress::SeedProgress::new();
-            let database = Database::named(database)?.with_pool_size(cli.database_pool_size);
+            let database = connected(Database::named(database)?);
             let made = seed_database(&database, size, seed, &mut |stage, done, total| {
                 progress.update(stage, done, total)
             })
@@ -101,8 +108,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
             tool,
             arguments,
         }) => {
-            let database =
-                database_named(database.or(cli.database))?.with_pool_size(cli.database_pool_size);
+            let database = connected(database_named(database.or(cli.database))?);
             let server = MovieReviews::new(open_or_create(&database).await?)?;
             call(server, tool, arguments.as_deref()).await
         }

@@ -1,8 +1,11 @@
 //! How the PostgreSQL store lends its connections, checked on the tests' throwaway PostgreSQL
-//! server (`tests/postgres_cluster.rs`): a call dropped while its statement waits (a client
-//! that cancelled, a request that timed out) gives its connection's slot back and leaves no
-//! half-read answer behind, so the next call, on a store of a single connection, gets its own
-//! answer at once rather than waiting for a slot that never comes back.
+//! server (`tests/postgres_cluster.rs`), each on a store of a single connection:
+//!
+//! - a call dropped while its statement waits (a client that cancelled, a request that timed
+//!   out) gives its connection's slot back and leaves no half-read answer behind, so the next
+//!   call gets its own answer at once rather than waiting for a slot that never comes back;
+//! - a statement that runs past the statement timeout is cancelled and its call fails, rather
+//!   than holding the connection for as long as it runs, and the next call is served.
 //!
 //! It skips when PostgreSQL is not installed (the cluster module says so loudly).
 
@@ -13,7 +16,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use movie_reviews_mcp::store::Database;
+use movie_reviews_mcp::store::{Database, Store};
 use sqlx::Connection as _;
 
 use common::postgres_cluster::cluster;
@@ -66,5 +69,54 @@ async fn a_call_dropped_while_its_statement_waits_frees_its_connection_for_the_n
         "the next call answered in {:.1?} on a store of one connection",
         started.elapsed()
     );
+    store.close().await;
+}
+
+/// The statement timeout of the store in the test below: short, so the test is quick, and
+/// long enough for any statement that is not held up.
+const STATEMENT_TIMEOUT: Duration = Duration::from_secs(1);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_statement_past_the_timeout_is_cancelled_and_the_connection_serves_the_next_call() {
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    let url = cluster.new_database();
+    let database = Database::named(PathBuf::from(&url))
+        .expect("a PostgreSQL URL")
+        .with_pool_size(1)
+        .with_statement_timeout(STATEMENT_TIMEOUT);
+    let store: Store = movie_reviews_mcp::open_or_create(&database)
+        .await
+        .expect("the store opens and fills the demo data");
+    let (first, _) = store.search_movies(None, 0, 1, false).await.unwrap();
+    let movie = &first.items[0];
+
+    // Another session holds the movies table for longer than the timeout.
+    let mut holder = sqlx::PgConnection::connect(&url).await.unwrap();
+    let mut lock = holder.begin().await.unwrap();
+    sqlx::query("LOCK TABLE movies IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut *lock)
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let held_up = tokio::time::timeout(ANSWERED_WITHIN, store.movie_with_reviews(movie.id))
+        .await
+        .expect("the statement ran on past its timeout");
+    let waited = started.elapsed();
+    assert!(held_up.is_err(), "the held-up read succeeded: {held_up:?}");
+    assert!(
+        waited >= STATEMENT_TIMEOUT,
+        "the read failed after {waited:?}, before the timeout: {held_up:?}"
+    );
+    lock.rollback().await.unwrap();
+
+    let answer = tokio::time::timeout(ANSWERED_WITHIN, store.movie_with_reviews(movie.id))
+        .await
+        .expect("the next call got no connection")
+        .expect("the next call failed");
+    let (read, _) = answer.expect("the movie exists");
+    assert_eq!(read.id, movie.id);
+    eprintln!("the held-up read failed after {waited:.1?}; the next call was served");
     store.close().await;
 }

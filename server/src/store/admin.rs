@@ -4,6 +4,7 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use super::postgres::{PostgresDatabase, PostgresStore};
 use super::sqlite::SqliteStore;
@@ -46,6 +47,18 @@ impl Database {
         match self {
             Database::Postgres(mut database) => {
                 database.pool_size = connections;
+                Database::Postgres(database)
+            }
+            sqlite => sqlite,
+        }
+    }
+
+    /// The same database, on which the server cancels a statement that runs longer than
+    /// `timeout` where the backend can (PostgreSQL); a SQLite file is unchanged.
+    pub fn with_statement_timeout(self, timeout: Duration) -> Database {
+        match self {
+            Database::Postgres(mut database) => {
+                database.statement_timeout = timeout;
                 Database::Postgres(database)
             }
             sqlite => sqlite,

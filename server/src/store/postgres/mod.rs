@@ -30,10 +30,6 @@ use super::match_counts::MatchCounts;
 use super::{NewAuthor, NewMovie, NewReview, Progress, StoreError};
 use connections::Connections;
 
-/// How long a statement may run before PostgreSQL cancels it, so that one slow query cannot
-/// hold a connection for ever.
-const STATEMENT_TIMEOUT: &str = "30s";
-
 /// How many times a load is tried when PostgreSQL ends it to resolve a deadlock.
 const LOAD_ATTEMPTS: u32 = 3;
 
@@ -41,16 +37,23 @@ const LOAD_ATTEMPTS: u32 = 3;
 /// database is away.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Which PostgreSQL database to use, and how many connections to it a server may hold.
+/// Which PostgreSQL database to use, how many connections to it a server may hold, and how
+/// long a statement may run on one.
 #[derive(Clone)]
 pub struct PostgresDatabase {
     pub options: PgConnectOptions,
     pub pool_size: u32,
+    /// How long a statement may run before PostgreSQL cancels it, so that one slow query (or
+    /// one waiting on a lock) cannot hold a connection for ever.
+    pub statement_timeout: Duration,
 }
 
 impl PostgresDatabase {
     /// The pool size when none is named.
     pub const DEFAULT_POOL_SIZE: u32 = 10;
+
+    /// The statement timeout when none is named.
+    pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(30);
 
     /// The database a `postgres://` or `postgresql://` URL names; sqlx also reads `sslmode`
     /// and the other parameters from it, and the usual `PG*` environment variables.
@@ -62,6 +65,7 @@ impl PostgresDatabase {
         Ok(PostgresDatabase {
             options,
             pool_size: PostgresDatabase::DEFAULT_POOL_SIZE,
+            statement_timeout: PostgresDatabase::DEFAULT_STATEMENT_TIMEOUT,
         })
     }
 }
@@ -84,7 +88,11 @@ impl std::fmt::Display for PostgresDatabase {
 /// As [`Display`](std::fmt::Display) shows it: sqlx's options would show the password.
 impl std::fmt::Debug for PostgresDatabase {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "PostgresDatabase({self}, pool size {})", self.pool_size)
+        write!(
+            f,
+            "PostgresDatabase({self}, pool size {}, statement timeout {:?})",
+            self.pool_size, self.statement_timeout
+        )
     }
 }
 
@@ -102,12 +110,13 @@ impl PostgresStore {
     /// database migrate it once: sqlx holds an advisory lock while it migrates.
     pub async fn open(database: &PostgresDatabase) -> Result<PostgresStore, StoreError> {
         let shown: Arc<str> = Arc::from(database.to_string());
+        let statement_timeout = format!("{}ms", database.statement_timeout.as_millis());
         let options = database
             .options
             .clone()
             .application_name("movie-reviews-mcp")
             .options([
-                ("statement_timeout", STATEMENT_TIMEOUT),
+                ("statement_timeout", statement_timeout.as_str()),
                 // Every statement here is planned once per connection, not at every call: a
                 // search's plan takes longer to make than to run, and each one's plan fits
                 // every value (a search chooses between walking and sorting itself).
