@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use movie_reviews_mcp::store::{Database, Store};
-use sqlx::Connection as _;
+use sqlx::{Connection as _, PgConnection};
 
 use common::postgres_cluster::cluster;
 
@@ -34,25 +34,14 @@ async fn a_call_dropped_while_its_statement_waits_frees_its_connection_for_the_n
         return;
     };
     let url = cluster.new_database();
-    let database = Database::named(PathBuf::from(&url))
-        .expect("a PostgreSQL URL")
-        .with_pool_size(1);
-    let store = movie_reviews_mcp::open_or_create(&database)
-        .await
-        .expect("the store opens and fills the demo data");
+    let store = open(one_connection(&url)).await;
     let (first, _) = store.search_movies(None, 0, 2, false).await.unwrap();
     let [waiting, next] = [&first.items[0], &first.items[1]];
 
-    // Another session holds the movies table, so a read of it waits.
-    let mut holder = sqlx::PgConnection::connect(&url).await.unwrap();
-    let mut lock = holder.begin().await.unwrap();
-    sqlx::query("LOCK TABLE movies IN ACCESS EXCLUSIVE MODE")
-        .execute(&mut *lock)
-        .await
-        .unwrap();
+    let holder = hold_movies(&url).await;
     let dropped = tokio::time::timeout(DROPPED_AFTER, store.movie_with_reviews(waiting.id)).await;
     assert!(dropped.is_err(), "the read did not wait for the lock");
-    lock.rollback().await.unwrap();
+    release(holder).await;
 
     let started = Instant::now();
     let answer = tokio::time::timeout(ANSWERED_WITHIN, store.movie_with_reviews(next.id))
@@ -82,23 +71,12 @@ async fn a_statement_past_the_timeout_is_cancelled_and_the_connection_serves_the
         return;
     };
     let url = cluster.new_database();
-    let database = Database::named(PathBuf::from(&url))
-        .expect("a PostgreSQL URL")
-        .with_pool_size(1)
-        .with_statement_timeout(STATEMENT_TIMEOUT);
-    let store: Store = movie_reviews_mcp::open_or_create(&database)
-        .await
-        .expect("the store opens and fills the demo data");
+    let store = open(one_connection(&url).with_statement_timeout(STATEMENT_TIMEOUT)).await;
     let (first, _) = store.search_movies(None, 0, 1, false).await.unwrap();
     let movie = &first.items[0];
 
-    // Another session holds the movies table for longer than the timeout.
-    let mut holder = sqlx::PgConnection::connect(&url).await.unwrap();
-    let mut lock = holder.begin().await.unwrap();
-    sqlx::query("LOCK TABLE movies IN ACCESS EXCLUSIVE MODE")
-        .execute(&mut *lock)
-        .await
-        .unwrap();
+    // Held for longer than the timeout.
+    let holder = hold_movies(&url).await;
     let started = Instant::now();
     let held_up = tokio::time::timeout(ANSWERED_WITHIN, store.movie_with_reviews(movie.id))
         .await
@@ -109,7 +87,7 @@ async fn a_statement_past_the_timeout_is_cancelled_and_the_connection_serves_the
         waited >= STATEMENT_TIMEOUT,
         "the read failed after {waited:?}, before the timeout: {held_up:?}"
     );
-    lock.rollback().await.unwrap();
+    release(holder).await;
 
     let answer = tokio::time::timeout(ANSWERED_WITHIN, store.movie_with_reviews(movie.id))
         .await
@@ -119,4 +97,35 @@ async fn a_statement_past_the_timeout_is_cancelled_and_the_connection_serves_the
     assert_eq!(read.id, movie.id);
     eprintln!("the held-up read failed after {waited:.1?}; the next call was served");
     store.close().await;
+}
+
+/// The database at `url`, through a single connection.
+fn one_connection(url: &str) -> Database {
+    Database::named(PathBuf::from(url))
+        .expect("a PostgreSQL URL")
+        .with_pool_size(1)
+}
+
+async fn open(database: Database) -> Store {
+    movie_reviews_mcp::open_or_create(&database)
+        .await
+        .expect("the store opens and fills the demo data")
+}
+
+/// A session of its own that holds the movies table, so that a read of it waits until the
+/// session is [released](release).
+async fn hold_movies(url: &str) -> PgConnection {
+    let mut holder = PgConnection::connect(url).await.unwrap();
+    sqlx::raw_sql("BEGIN; LOCK TABLE movies IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut holder)
+        .await
+        .unwrap();
+    holder
+}
+
+async fn release(mut holder: PgConnection) {
+    sqlx::raw_sql("ROLLBACK")
+        .execute(&mut holder)
+        .await
+        .unwrap();
 }
