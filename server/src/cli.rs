@@ -190,6 +190,17 @@ pub struct HttpOptions {
     )]
     pub shutdown_timeout: u64,
 
+    /// After SIGTERM or Ctrl-C, how long to go on serving, in seconds, with `/readyz` answering
+    /// 503, so that a load balancer stops sending requests here before the server stops
+    /// accepting them.
+    #[arg(
+        long,
+        env = "MOVIE_REVIEWS_SHUTDOWN_DELAY",
+        default_value_t = 0,
+        value_name = "SECONDS"
+    )]
+    pub shutdown_delay: u64,
+
     /// The most connections open at once. A new one past it takes the place of the connection
     /// idle longest; when every one has a request in flight, it gets 503.
     #[arg(

@@ -1,6 +1,7 @@
 //! Serving MCP over Streamable HTTP: rmcp's stateless service at `/mcp` (any replica can answer
-//! any request, so replicas behind a load balancer share nothing), `GET /healthz`, and, when
-//! authentication is on, the OAuth protected-resource metadata (RFC 9728). The command line's
+//! any request, so replicas behind a load balancer share nothing), `GET /healthz` (the process
+//! answers), `GET /readyz` (it can serve calls: its database answers, and it is not stopping),
+//! and, when authentication is on, the OAuth protected-resource metadata (RFC 9728). The command line's
 //! options are checked in [`settings`]; connections are accepted and timed in [`connections`].
 //!
 //! One request to `/mcp` goes: the `Host` and `Origin` headers read strictly ([`head`]), then
@@ -43,6 +44,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::Auth;
 use crate::cli::HttpOptions;
+use crate::store::Store;
 use crate::{Error, MovieReviews, tools};
 use cors::Cors;
 use gate::{Gate, Refusals, guard};
@@ -50,6 +52,9 @@ use settings::Settings;
 
 /// Where MCP is served.
 const MCP_PATH: &str = "/mcp";
+
+/// How long `/readyz` waits for the database to answer before it says the server is not ready.
+const READY_WITHIN: Duration = Duration::from_secs(2);
 
 /// Where the protected-resource metadata is served; RFC 9728 clients first try this followed
 /// by the resource's path (`/.well-known/oauth-protected-resource/mcp`).
@@ -104,7 +109,33 @@ pub async fn run(
     let address = listener.local_addr()?;
     let store = server.store.clone();
     let stop_rmcp = CancellationToken::new();
-    let app = app(server, &settings, &public_url, auth, stop_rmcp.clone());
+    let readiness = Readiness {
+        store: store.clone(),
+        stopping: CancellationToken::new(),
+    };
+    let stopping = readiness.stopping.clone();
+    let delay = settings.shutdown_delay;
+    let app = app(
+        server,
+        &settings,
+        &public_url,
+        auth,
+        readiness,
+        stop_rmcp.clone(),
+    );
+    // After the signal, go on serving for the delay with `/readyz` saying so.
+    let shutdown = async move {
+        shutdown.await;
+        stopping.cancel();
+        if !delay.is_zero() {
+            tracing::info!(
+                seconds = delay.as_secs(),
+                "stopping: /readyz answers 503; serving on for {} s",
+                delay.as_secs()
+            );
+            tokio::time::sleep(delay).await;
+        }
+    };
     // Poll the shutdown future once, so its signal handlers are in place before the address is
     // announced: a SIGTERM right after the announcement must stop the server gracefully.
     let mut shutdown = Box::pin(shutdown);
@@ -130,6 +161,7 @@ fn app(
     settings: &Settings,
     public_url: &Url,
     auth: Option<Auth>,
+    readiness: Readiness,
     stop: CancellationToken,
 ) -> Router {
     let config = StreamableHttpServerConfig::default()
@@ -171,6 +203,7 @@ fn app(
         .route_service(MCP_PATH, mcp)
         .route_layer(middleware::from_fn_with_state(Arc::clone(&gate), guard))
         .route("/healthz", get(healthz))
+        .route("/readyz", get(move || readyz(readiness.clone())))
         // The metadata's paths come from the public URL, which may hold characters axum reads
         // as route syntax (`{`, `*`, `:`), so they are compared as text instead of routed.
         .fallback(metadata_or_not_found)
@@ -208,6 +241,38 @@ fn metadata_url(public_url: &Url) -> String {
 
 async fn healthz() -> &'static str {
     "ok\n"
+}
+
+/// What `/readyz` looks at.
+#[derive(Clone)]
+struct Readiness {
+    store: Store,
+    /// Cancelled once the server has been told to stop.
+    stopping: CancellationToken,
+}
+
+/// 200 when the database answers a trivial query within [`READY_WITHIN`]; 503 when it does not,
+/// or once the server is stopping, so that a load balancer sends calls elsewhere.
+async fn readyz(readiness: Readiness) -> Response {
+    if readiness.stopping.is_cancelled() {
+        return (StatusCode::SERVICE_UNAVAILABLE, "not ready: stopping\n").into_response();
+    }
+    match tokio::time::timeout(READY_WITHIN, readiness.store.answers()).await {
+        Ok(Ok(())) => (StatusCode::OK, "ready\n").into_response(),
+        Ok(Err(error)) => {
+            tracing::warn!(%error, "not ready: the database does not answer");
+            let text = "not ready: the database does not answer\n";
+            (StatusCode::SERVICE_UNAVAILABLE, text).into_response()
+        }
+        Err(_) => {
+            tracing::warn!(
+                "not ready: the database did not answer within {} s",
+                READY_WITHIN.as_secs()
+            );
+            let text = "not ready: the database does not answer\n";
+            (StatusCode::SERVICE_UNAVAILABLE, text).into_response()
+        }
+    }
 }
 
 /// The protected-resource metadata at any of its paths (there is none when authentication is

@@ -2,8 +2,9 @@
 //! binary serving HTTP on the tests' throwaway PostgreSQL server (`tests/postgres_cluster.rs`):
 //! while the database is away, a read and a write each answer, within the server's connection
 //! timeout, with `Error: Something unexpected happened. Reference: …` (the cause logged under
-//! that reference), and the server stays up; once the database is back, calls succeed again
-//! without a restart, the failed write left nothing behind, and the server still exits 0.
+//! that reference), and the server stays up (`/healthz` 200) but says it is not ready
+//! (`/readyz` 503); once the database is back, calls succeed again without a restart, `/readyz`
+//! answers 200, the failed write left nothing behind, and the server still exits 0.
 //!
 //! Stopping the cluster stops it for every test of the binary, so this file holds this test
 //! alone. It skips when PostgreSQL is not installed (the cluster module says so loudly).
@@ -28,6 +29,9 @@ const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
 /// some slack for a loaded machine.
 const FAILURE_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// How soon `/readyz` must answer: it gives the database 2 s.
+const READY_ANSWERS_WITHIN: Duration = Duration::from_secs(5);
+
 /// How soon after the database is back calls must succeed again.
 const RECOVERY_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -48,6 +52,7 @@ async fn the_database_going_away_fails_calls_with_a_reference_and_coming_back_he
     let reviews = json!({"movieId": movie, "limit": 1});
     let before =
         succeeded(&call(&server, "reviews_list", reviews.clone()).await)["totalCount"].clone();
+    assert_eq!(status(&server, "/readyz").await, 200);
 
     cluster.stop();
     let started = Instant::now();
@@ -73,13 +78,15 @@ async fn the_database_going_away_fails_calls_with_a_reference_and_coming_back_he
             "the cause is not logged under {reference}:\n{logs}"
         );
     }
-    // Still up: its health check, which needs no database, answers.
-    let health = http_client()
-        .get(format!("{}/healthz", server.origin()))
-        .send()
-        .await
-        .expect("GET /healthz while the database is away");
-    assert_eq!(health.status(), 200);
+    // Still up: its health check, which needs no database, answers; it is not ready.
+    assert_eq!(status(&server, "/healthz").await, 200);
+    let started = Instant::now();
+    assert_eq!(status(&server, "/readyz").await, 503);
+    assert!(
+        started.elapsed() < READY_ANSWERS_WITHIN,
+        "/readyz took {:?} to answer",
+        started.elapsed()
+    );
 
     cluster.start();
     let started = Instant::now();
@@ -98,6 +105,7 @@ async fn the_database_going_away_fails_calls_with_a_reference_and_coming_back_he
         "calls succeed again {:.1?} after the database came back",
         started.elapsed()
     );
+    assert_eq!(status(&server, "/readyz").await, 200);
     assert_eq!(healed["structuredContent"]["id"], movie);
     // The write that failed wrote nothing; a new one goes through.
     let after =
@@ -135,4 +143,15 @@ async fn call(server: &HttpServer, tool: &str, arguments: Value) -> Value {
 fn succeeded(result: &Value) -> Value {
     assert_eq!(result["isError"], false, "{result}");
     result["structuredContent"].clone()
+}
+
+/// The status of `GET path`.
+async fn status(server: &HttpServer, path: &str) -> u16 {
+    http_client()
+        .get(format!("{}{path}", server.origin()))
+        .send()
+        .await
+        .unwrap_or_else(|error| panic!("GET {path}: {error}"))
+        .status()
+        .as_u16()
 }

@@ -28,6 +28,7 @@ pub(super) struct Settings {
     pub(super) max_body_bytes: usize,
     pub(super) body_read_timeout: Duration,
     pub(super) request_timeout: Duration,
+    pub(super) shutdown_delay: Duration,
     pub(super) limits: Limits,
     tokens: Option<StaticTokens>,
     jwt: Option<JwtSettings>,
@@ -132,6 +133,7 @@ impl Settings {
             max_body_bytes: options.max_body_bytes,
             body_read_timeout: Duration::from_secs(options.body_read_timeout),
             request_timeout: Duration::from_secs(options.request_timeout),
+            shutdown_delay: Duration::from_secs(options.shutdown_delay),
             limits: Limits {
                 header_read_timeout: Duration::from_secs(options.header_read_timeout),
                 shutdown_timeout: Duration::from_secs(options.shutdown_timeout),

@@ -110,6 +110,13 @@ impl Store {
         on_backend!(self, backend => backend.replace_all(movies, authors, reviews, progress).await)
     }
 
+    /// Whether the database answers a trivial query now: for a readiness probe. A SQLite
+    /// store also fails when its path no longer names the file it opened (writes would be
+    /// lost).
+    pub async fn answers(&self) -> Result<(), StoreError> {
+        on_backend!(self, backend => backend.answers().await)
+    }
+
     /// Waits for the calls in progress, then closes every connection. Later calls fail with
     /// [`StoreError::Closed`].
     pub async fn close(&self) {

@@ -148,6 +148,16 @@ impl PostgresStore {
         })
     }
 
+    /// Whether a connection answers `SELECT 1`.
+    pub async fn answers(&self) -> Result<(), StoreError> {
+        self.connections
+            .run(async |connection| {
+                sqlx::query("SELECT 1").execute(connection).await?;
+                Ok(())
+            })
+            .await
+    }
+
     /// Whether `sql`, a `SELECT EXISTS (… WHERE id = $1)`, finds `id`.
     async fn exists(&self, sql: &'static str, id: Uuid) -> Result<bool, StoreError> {
         self.connections

@@ -159,6 +159,14 @@ impl SqliteStore {
         }
     }
 
+    /// Whether the file is still the one opened, and a reader answers `SELECT 1`.
+    pub async fn answers(&self) -> Result<(), StoreError> {
+        self.check_file()?;
+        self.read(|connection| read_number(connection, "SELECT 1", []))
+            .await
+            .map(drop)
+    }
+
     /// Fails when the database's path no longer names the file the store opened: SQLite keeps
     /// writing to the file it has open, deleted or not, and a write there would be lost.
     fn check_file(&self) -> Result<(), StoreError> {
