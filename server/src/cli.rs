@@ -28,6 +28,22 @@ pub struct Cli {
     )]
     pub database: Option<PathBuf>,
 
+    /// Serve only these tools, comma-separated (`movies_search,movies_get`): fewer tools are
+    /// fewer tokens in every conversation. A name no tool has stops the server at start-up.
+    #[arg(
+        long,
+        global = true,
+        env = "MOVIE_REVIEWS_TOOLS",
+        value_name = "NAMES",
+        value_delimiter = ','
+    )]
+    pub tools: Option<Vec<String>>,
+
+    /// Serve only the tools that change nothing (those declared read-only); the others are
+    /// neither listed nor callable.
+    #[arg(long, global = true, env = "MOVIE_REVIEWS_READ_ONLY")]
+    pub read_only: bool,
+
     /// How many connections to a PostgreSQL database each server may hold at once.
     #[arg(
         long,

@@ -45,7 +45,7 @@ use tokio_util::sync::CancellationToken;
 use crate::auth::Auth;
 use crate::cli::HttpOptions;
 use crate::store::Store;
-use crate::{Error, MovieReviews, tools};
+use crate::{Error, MovieReviews};
 use cors::Cors;
 use gate::{Gate, Refusals, guard};
 use settings::Settings;
@@ -164,6 +164,7 @@ fn app(
     readiness: Readiness,
     stop: CancellationToken,
 ) -> Router {
+    let specs = server.specs.clone();
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
@@ -177,7 +178,6 @@ fn app(
         Arc::new(NeverSessionManager::default()),
         config,
     );
-    let specs = tools::specs();
     let mut metadata = json!({
         "resource": public_url.as_str(),
         "scopes_supported": specs.scopes(),

@@ -40,6 +40,7 @@ pub use tools::router;
 use cli::{Cli, Command};
 use demo::{DEMO_SEED, Size};
 use store::{Database, Store, StoreError};
+use toolkit::Selection;
 
 /// What can stop a command.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -53,17 +54,23 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
             .with_pool_size(cli.database_pool_size)
             .with_statement_timeout(timeout)
     };
+    let selection = Selection {
+        read_only: cli.read_only,
+        names: cli.tools,
+    };
+    // The tools chosen, checked before the database is opened.
+    tools::router(&selection)?;
     match cli.command {
         None => {
             let database = connected(database_named(cli.database)?);
             if let Some(address) = cli.http {
                 let bound = http::bind(address, cli.http_options).await?;
-                let server = MovieReviews::new(open_or_create(&database).await?)?;
+                let server = MovieReviews::serving(open_or_create(&database).await?, &selection)?;
                 tracing::info!(%database, "opened the database");
                 http::run(bound, server, shutdown_signal()).await?;
                 return Ok(ExitCode::SUCCESS);
             }
-            let server = MovieReviews::new(open_or_create(&database).await?)?;
+            let server = MovieReviews::serving(open_or_create(&database).await?, &selection)?;
             if std::io::stdin().is_terminal() {
                 eprintln!("{}", terminal_banner(&database));
             }
@@ -109,15 +116,15 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
             arguments,
         }) => {
             let database = connected(database_named(database.or(cli.database))?);
-            let server = MovieReviews::new(open_or_create(&database).await?)?;
+            let server = MovieReviews::serving(open_or_create(&database).await?, &selection)?;
             call(server, tool, arguments.as_deref()).await
         }
         Some(Command::Token { scopes }) => {
-            auth::tokens::print_new(&scopes, &tools::specs().scopes())?;
+            auth::tokens::print_new(&scopes, &tools::specs(&Selection::default()).scopes())?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Tools) => {
-            let tools = router()?.list_all();
+            let tools = router(&selection)?.list_all();
             println!(
                 "{}",
                 serde_json::to_string_pretty(&serde_json::json!({ "tools": tools }))?

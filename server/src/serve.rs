@@ -12,7 +12,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use toolkit::ToolboxError;
+use toolkit::{Selection, ToolSpecs, ToolboxError};
 
 use crate::store::Store;
 use crate::tools;
@@ -29,14 +29,22 @@ to get the next. Deleting is permanent: confirm with the user first.";
 pub struct MovieReviews {
     pub(crate) store: Store,
     tools: Arc<ToolRouter<Store>>,
+    /// What the tools served declare: the HTTP layer reads their scopes.
+    pub(crate) specs: ToolSpecs,
 }
 
 impl MovieReviews {
     /// A server over `store` with every tool.
     pub fn new(store: Store) -> Result<MovieReviews, ToolboxError> {
+        MovieReviews::serving(store, &Selection::default())
+    }
+
+    /// A server over `store` with the tools `selection` chooses.
+    pub fn serving(store: Store, selection: &Selection) -> Result<MovieReviews, ToolboxError> {
         Ok(MovieReviews {
             store,
-            tools: Arc::new(tools::router()?),
+            tools: Arc::new(tools::router(selection)?),
+            specs: tools::specs(selection),
         })
     }
 }

@@ -428,6 +428,7 @@ mod error;
 mod parse;
 mod route;
 mod schema;
+mod selection;
 mod spec;
 mod value;
 
@@ -436,6 +437,7 @@ use std::future::Future;
 pub use error::{ToolError, Violation, Violations};
 pub use route::{ToolSpecs, Toolbox, ToolboxError, call, definition, route, unreadable_call};
 pub use schema::{OutputSchemaError, input_schema, output_schema};
+pub use selection::Selection;
 pub use spec::{ArgSpec, DefaultValue, Hints, Kind, Presence, ToolSpec};
 pub use tool_macros::Tool;
 pub use uuid::Uuid;

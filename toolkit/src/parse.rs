@@ -205,13 +205,21 @@ fn unknown_name_sentence(spec: &ToolSpec, name: &str) -> String {
 /// The declared name the caller probably meant: the same letters in another case or with
 /// `_`/`-` separators (`movie_id`, `includereviews`), or a near miss by one or two edits.
 fn closest_name(spec: &ToolSpec, name: &str) -> Option<&'static str> {
+    closest(name, spec.args.iter().map(|arg| arg.name))
+}
+
+/// Of `candidates`, the one `name` was probably meant to be: the same letters in another case
+/// or with `_`/`-` separators, or a near miss by one or two edits.
+pub(crate) fn closest<'a>(
+    name: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Option<&'a str> {
     let wanted = fold_name(name);
     if wanted.len() > 64 {
         return None;
     }
-    spec.args
-        .iter()
-        .map(|arg| (arg.name, edit_distance(&wanted, &fold_name(arg.name))))
+    candidates
+        .map(|candidate| (candidate, edit_distance(&wanted, &fold_name(candidate))))
         .filter(|&(candidate, distance)| distance <= allowed_edits(candidate))
         .min_by_key(|&(_, distance)| distance)
         .map(|(candidate, _)| candidate)

@@ -185,9 +185,9 @@ where
 /// assert!(router.list_all().is_empty());
 /// ```
 pub struct Toolbox<S> {
-    routes: Vec<ToolRoute<S>>,
-    specs: Vec<&'static ToolSpec>,
-    problems: Vec<String>,
+    pub(crate) routes: Vec<ToolRoute<S>>,
+    pub(crate) specs: Vec<&'static ToolSpec>,
+    pub(crate) problems: Vec<String>,
 }
 
 impl<S: Send + Sync + 'static> Default for Toolbox<S> {

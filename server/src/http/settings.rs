@@ -15,6 +15,7 @@ use crate::auth::jwt::{self, JwtVerifier};
 use crate::auth::tokens::StaticTokens;
 use crate::cli::HttpOptions;
 use crate::tools;
+use toolkit::Selection;
 
 /// Host names a client on this machine uses; always allowed.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -210,7 +211,8 @@ impl Settings {
 /// tool needs: most likely a typo, and a token with it alone could call nothing.
 fn read_tokens(text: &str, source: &str) -> Result<StaticTokens, Error> {
     let tokens = StaticTokens::parse(text, source)?;
-    let known = tools::specs().scopes();
+    // Every tool's, served here or not: a token may be meant for other replicas too.
+    let known = tools::specs(&Selection::default()).scopes();
     for (line, scope) in tokens.unknown_scopes(&known) {
         tracing::warn!(
             "{source}, entry {line}: no tool needs the scope {scope:?}; the scopes are {}",

@@ -11,7 +11,7 @@ mod reviews_write;
 use std::collections::HashMap;
 
 use rmcp::handler::server::router::tool::ToolRouter;
-use toolkit::{Entity, Exists, ToolError, ToolSpecs, Toolbox, ToolboxError};
+use toolkit::{Entity, Exists, Selection, ToolError, ToolSpecs, Toolbox, ToolboxError};
 use uuid::Uuid;
 
 pub use authors_search::AuthorsSearch;
@@ -57,21 +57,24 @@ impl Exists<Review> for Store {
     }
 }
 
-/// Every tool of the server, assembled once at start-up.
-pub fn router() -> Result<ToolRouter<Store>, ToolboxError> {
-    toolbox().build()
+/// The tools `selection` chooses, assembled once at start-up; every problem with the selection
+/// (a name no tool has, say) is in the error.
+pub fn router(selection: &Selection) -> Result<ToolRouter<Store>, ToolboxError> {
+    toolbox().select(selection).build()
 }
 
-/// What each tool declares, by name: the HTTP layer reads a tool's scope here.
-pub fn specs() -> ToolSpecs {
-    toolbox().specs()
+/// What each tool `selection` chooses declares, by name: the HTTP layer reads a tool's scope
+/// here.
+pub fn specs(selection: &Selection) -> ToolSpecs {
+    toolbox().select(selection).specs()
 }
 
 /// Each tool's name with the scope it declares (`None`: it declares none), in the toolbox's
 /// order. Over HTTP with authentication on, the server refuses to start while one has none.
 pub fn declared_scopes() -> Result<Vec<(String, Option<&'static str>)>, ToolboxError> {
-    let specs = specs();
-    Ok(router()?
+    let every = Selection::default();
+    let specs = specs(&every);
+    Ok(router(&every)?
         .list_all()
         .into_iter()
         .map(|tool| {
@@ -110,7 +113,7 @@ mod tests {
 
     #[test]
     fn reading_needs_reviews_read_and_changing_needs_reviews_write() {
-        let specs = specs();
+        let specs = specs(&Selection::default());
         let scope = |tool: &str| specs.get(tool).and_then(|spec| spec.scope);
         for tool in [
             "movies_search",

@@ -87,6 +87,17 @@ impl Server {
         Server::start(command, cwd)
     }
 
+    /// The server on `database`, started in `cwd`, with `args` on its command line.
+    pub fn spawn_with_args(database: &Path, cwd: &Path, args: &[&str]) -> Server {
+        let mut command = Command::new(BINARY);
+        command
+            .arg("--database")
+            .arg(database)
+            .args(args)
+            .env_remove("RUST_LOG");
+        Server::start(command, cwd)
+    }
+
     /// The server on `database`, started in `cwd`, with `RUST_LOG` set to `filter`.
     pub fn spawn_with_log_filter(database: &Path, cwd: &Path, filter: &str) -> Server {
         let mut command = Command::new(BINARY);
