@@ -65,12 +65,14 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
             let database = connected(database_named(cli.database)?);
             if let Some(address) = cli.http {
                 let bound = http::bind(address, cli.http_options).await?;
-                let server = MovieReviews::serving(open_or_create(&database).await?, &selection)?;
+                let server =
+                    MovieReviews::serving(open_serving(&database, &selection).await?, &selection)?;
                 tracing::info!(%database, "opened the database");
                 http::run(bound, server, shutdown_signal()).await?;
                 return Ok(ExitCode::SUCCESS);
             }
-            let server = MovieReviews::serving(open_or_create(&database).await?, &selection)?;
+            let server =
+                MovieReviews::serving(open_serving(&database, &selection).await?, &selection)?;
             if std::io::stdin().is_terminal() {
                 eprintln!("{}", terminal_banner(&database));
             }
@@ -116,7 +118,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
             arguments,
         }) => {
             let database = connected(database_named(database.or(cli.database))?);
-            let server = MovieReviews::serving(open_or_create(&database).await?, &selection)?;
+            let server =
+                MovieReviews::serving(open_serving(&database, &selection).await?, &selection)?;
             call(server, tool, arguments.as_deref()).await
         }
         Some(Command::Token { scopes }) => {
@@ -170,6 +173,17 @@ pub async fn open_or_create(database: &Database) -> Result<Store, Error> {
         .map_err(explain_open_error)?
     {
         tracing::info!(%database, "created the database with demo data");
+    }
+    Ok(store)
+}
+
+/// The store a server serves `selection` from: opened as [`open_or_create`] opens it, and, for
+/// a read-only selection, refusing every write from then on, so that not even a bug can write.
+async fn open_serving(database: &Database, selection: &Selection) -> Result<Store, Error> {
+    let store = open_or_create(database).await?;
+    if selection.read_only {
+        store.refuse_writes().await?;
+        tracing::info!(%database, "serving read-only: the database refuses writes");
     }
     Ok(store)
 }

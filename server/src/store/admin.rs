@@ -117,6 +117,13 @@ impl Store {
         on_backend!(self, backend => backend.answers().await)
     }
 
+    /// From now on the database refuses every write made through this store, whatever asks
+    /// (SQLite `query_only`, PostgreSQL `default_transaction_read_only`): for a read-only
+    /// deployment, once the database is migrated and filled.
+    pub async fn refuse_writes(&self) -> Result<(), StoreError> {
+        on_backend!(self, backend => backend.refuse_writes().await)
+    }
+
     /// Waits for the calls in progress, then closes every connection. Later calls fail with
     /// [`StoreError::Closed`].
     pub async fn close(&self) {

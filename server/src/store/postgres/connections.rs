@@ -30,7 +30,8 @@ const LIFETIME: Duration = Duration::from_secs(30 * 60);
 
 /// A server's connections to one database: at most `size` at once.
 pub(super) struct Connections {
-    options: PgConnectOptions,
+    /// How a new connection is opened: changed once, when writes are refused.
+    options: Mutex<PgConnectOptions>,
     /// One permit for each connection that may be open at once.
     slots: Semaphore,
     size: u32,
@@ -57,7 +58,7 @@ impl Connections {
     ) -> Connections {
         let size = size.max(1);
         Connections {
-            options,
+            options: Mutex::new(options),
             slots: Semaphore::new(size as usize),
             size,
             idle: Mutex::new(Vec::new()),
@@ -66,9 +67,40 @@ impl Connections {
         }
     }
 
+    /// How a new connection is opened.
+    fn options(&self) -> PgConnectOptions {
+        // The lock is held only to clone or replace the options, neither of which can panic.
+        self.options
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// From now on every transaction is read-only (`default_transaction_read_only`): waits
+    /// until no call is using a connection, closes the idle ones, and opens the next ones so.
+    pub(super) async fn refuse_writes(&self) -> Result<(), StoreError> {
+        let all = self
+            .slots
+            .acquire_many(self.size)
+            .await
+            .map_err(|_| StoreError::Closed)?;
+        {
+            let mut options = self.options.lock().unwrap_or_else(PoisonError::into_inner);
+            *options = options
+                .clone()
+                .options([("default_transaction_read_only", "on")]);
+        }
+        let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(PoisonError::into_inner));
+        drop(all);
+        for Idle { connection, .. } in idle {
+            connection.close().await?;
+        }
+        Ok(())
+    }
+
     /// Opens one connection and keeps it, to learn at start-up whether the database answers.
     pub(super) async fn connect(&self) -> Result<(), sqlx::Error> {
-        let connection = PgConnection::connect_with(&self.options).await?;
+        let connection = PgConnection::connect_with(&self.options()).await?;
         self.give_back(connection, Instant::now());
         Ok(())
     }
@@ -104,7 +136,7 @@ impl Connections {
                     opened,
                 }) = idle
                 else {
-                    let connection = PgConnection::connect_with(&self.options).await?;
+                    let connection = PgConnection::connect_with(&self.options()).await?;
                     return Ok((connection, Instant::now(), slot));
                 };
                 if opened.elapsed() > LIFETIME {

@@ -148,6 +148,11 @@ impl PostgresStore {
         })
     }
 
+    /// From now on every transaction on this store's connections is read-only.
+    pub async fn refuse_writes(&self) -> Result<(), StoreError> {
+        self.connections.refuse_writes().await
+    }
+
     /// Whether a connection answers `SELECT 1`.
     pub async fn answers(&self) -> Result<(), StoreError> {
         self.connections

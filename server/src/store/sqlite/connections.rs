@@ -23,7 +23,8 @@ use super::StoreError;
 
 /// At most `size` connections to one database, each opened when first needed.
 pub(super) struct Connections {
-    options: SqliteConnectOptions,
+    /// How a new connection is opened: changed once, when writes are refused.
+    options: Mutex<SqliteConnectOptions>,
     size: u32,
     /// One permit per connection that may be in use: whoever holds a permit may take an idle
     /// connection or open a new one, so there are never more than `size`.
@@ -46,7 +47,7 @@ pub(super) struct Pooled<'a> {
 impl Connections {
     pub(super) fn new(options: SqliteConnectOptions, size: u32) -> Connections {
         Connections {
-            options,
+            options: Mutex::new(options),
             size,
             permits: Semaphore::new(size as usize),
             idle: Mutex::new(Vec::with_capacity(size as usize)),
@@ -78,7 +79,14 @@ impl Connections {
         let idle = self.take_idle();
         let connection = match idle {
             Some(connection) => connection,
-            None => SqliteConnection::connect_with(&self.options).await?,
+            None => {
+                let options = self
+                    .options
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clone();
+                SqliteConnection::connect_with(&options).await?
+            }
         };
         Ok(Pooled {
             connection: Some(connection),
@@ -86,6 +94,26 @@ impl Connections {
             _permit: permit,
             _writing: writing,
         })
+    }
+
+    /// From now on every connection refuses to write (`query_only`): waits until no call is
+    /// using a connection, closes the idle ones, and opens the next ones so.
+    pub(super) async fn refuse_writes(&self) -> Result<(), StoreError> {
+        let all = self
+            .permits
+            .acquire_many(self.size)
+            .await
+            .map_err(|_| StoreError::Closed)?;
+        {
+            let mut options = self.options.lock().unwrap_or_else(PoisonError::into_inner);
+            *options = options.clone().pragma("query_only", "ON");
+        }
+        let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(PoisonError::into_inner));
+        drop(all);
+        for connection in idle {
+            connection.close().await?;
+        }
+        Ok(())
     }
 
     /// Waits until no call is using a connection, then closes every connection (the last one

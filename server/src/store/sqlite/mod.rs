@@ -159,6 +159,11 @@ impl SqliteStore {
         }
     }
 
+    /// From now on the writing connections refuse to write, as the readers always do.
+    pub async fn refuse_writes(&self) -> Result<(), StoreError> {
+        self.connections.refuse_writes().await
+    }
+
     /// Whether the file is still the one opened, and a reader answers `SELECT 1`.
     pub async fn answers(&self) -> Result<(), StoreError> {
         self.check_file()?;
