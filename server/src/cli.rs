@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::demo::{DEMO_SEED, Size};
 use crate::store::PostgresDatabase;
@@ -27,6 +27,17 @@ pub struct Cli {
         value_name = "PATH|URL"
     )]
     pub database: Option<PathBuf>,
+
+    /// How log lines on stderr are written: `text` for people, `json` for log collectors (one
+    /// JSON object per line, with each tool call's trace id in its `span`).
+    #[arg(
+        long,
+        global = true,
+        env = "MOVIE_REVIEWS_LOG_FORMAT",
+        value_name = "FORMAT",
+        default_value = "text"
+    )]
+    pub log_format: LogFormat,
 
     /// Serve only these tools, comma-separated (`movies_search,movies_get`): fewer tools are
     /// fewer tokens in every conversation. A name no tool has stops the server at start-up.
@@ -289,4 +300,13 @@ pub struct HttpOptions {
     /// behind something that checks every caller itself.
     #[arg(long)]
     pub insecure_no_auth: bool,
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// A line of text, for people.
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
 }

@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
-use movie_reviews_mcp::cli::Cli;
+use movie_reviews_mcp::cli::{Cli, LogFormat};
 use tracing_subscriber::EnvFilter;
 
 /// Without `RUST_LOG`: our own events at info, the SDK's only when something is wrong, and
@@ -51,11 +51,13 @@ fn names_payload_target(directive: &str) -> bool {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_env_filter(log_filter())
-        .init();
+        .with_env_filter(log_filter());
+    match cli.log_format {
+        LogFormat::Text => logs.with_ansi(std::io::stderr().is_terminal()).init(),
+        LogFormat::Json => logs.json().init(),
+    }
     let runtime = if cli.http.is_some() {
         // Many clients at once: HTTP parsing and JSON use every core.
         tokio::runtime::Builder::new_multi_thread()

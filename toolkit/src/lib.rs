@@ -430,6 +430,7 @@ mod route;
 mod schema;
 mod selection;
 mod spec;
+mod trace;
 mod value;
 
 use std::future::Future;

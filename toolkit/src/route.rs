@@ -7,6 +7,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant;
 
+use tracing::Instrument as _;
+
 use rmcp::ErrorData;
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use rmcp::handler::server::tool::ToolCallContext;
@@ -168,11 +170,17 @@ where
     S: Send + Sync + 'static,
     T: Run<S>,
 {
-    Box::pin(async move {
-        Ok(call::<S, T>(context.service, context.arguments.as_ref())
-            .await
-            .into())
-    })
+    // Every log line of the call carries the client's trace id, or a request id.
+    let id = crate::trace::call_id(&context.request_context.meta);
+    let span = tracing::info_span!("call", trace_id = %id);
+    Box::pin(
+        async move {
+            Ok(call::<S, T>(context.service, context.arguments.as_ref())
+                .await
+                .into())
+        }
+        .instrument(span),
+    )
 }
 
 /// Assembles every tool of a server into one rmcp [`ToolRouter`], refusing two tools with one

@@ -100,10 +100,11 @@ pub(super) async fn guard(State(gate): State<Arc<Gate>>, request: Request, next:
         let text = format!("Request Timeout: a request body must arrive within {seconds} s\n");
         return (StatusCode::REQUEST_TIMEOUT, text).into_response();
     };
-    let message = match read {
+    let mut message = match read {
         Ok(message) => message,
         Err(response) => return response,
     };
+    carry_trace_context(&parts.headers, &mut message);
     if let Some(caller) = &caller {
         if let Some(missing) = gate.missing_scope(&message, caller) {
             let caller = &caller.id;
@@ -119,6 +120,31 @@ pub(super) async fn guard(State(gate): State<Arc<Gate>>, request: Request, next:
     parts.headers.remove(CONTENT_LENGTH);
     next.run(Request::from_parts(parts, Body::from(body))).await
 }
+
+/// Puts a W3C `traceparent` header into the request's `_meta`, where the tools look for the
+/// trace a call belongs to, unless the request carries one there itself. It is the same trace
+/// context, sent the HTTP way.
+fn carry_trace_context(headers: &HeaderMap, message: &mut Value) {
+    let Some(traceparent) = headers
+        .get(TRACEPARENT)
+        .and_then(|value| value.to_str().ok())
+    else {
+        return;
+    };
+    let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let meta = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    if let Some(meta) = meta.as_object_mut() {
+        meta.entry(TRACEPARENT)
+            .or_insert_with(|| Value::String(traceparent.to_owned()));
+    }
+}
+
+/// The W3C Trace Context header, and the `_meta` key MCP carries it under.
+const TRACEPARENT: &str = "traceparent";
 
 /// The token of an `Authorization: Bearer <token>` header; `None` when there is no such header
 /// (another scheme counts as none). An empty token is returned as such, and refused as invalid.

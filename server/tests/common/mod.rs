@@ -125,7 +125,8 @@ impl Server {
         Server::start(command, cwd)
     }
 
-    fn start(mut command: Command, cwd: &Path) -> Server {
+    /// The server `command` starts, in `cwd`.
+    pub fn start(mut command: Command, cwd: &Path) -> Server {
         let mut child = command
             .current_dir(cwd)
             .env_remove("MOVIE_REVIEWS_DATABASE")
