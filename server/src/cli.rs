@@ -138,6 +138,11 @@ pub enum Command {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Serving over HTTP (with --http)")]
 pub struct HttpOptions {
+    /// Serve Prometheus metrics at http://ADDR/metrics, on an address of their own, so that
+    /// they are not public by accident. None by default.
+    #[arg(long, env = "MOVIE_REVIEWS_METRICS_ADDRESS", value_name = "ADDR")]
+    pub metrics_address: Option<SocketAddr>,
+
     /// The URL clients reach MCP at, when it differs from http://ADDR/mcp (behind a proxy, or
     /// on 0.0.0.0). It identifies this server to OAuth: a JWT's audience must be exactly it.
     #[arg(long, env = "MOVIE_REVIEWS_PUBLIC_URL", value_name = "URL")]

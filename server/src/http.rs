@@ -44,6 +44,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::Auth;
 use crate::cli::HttpOptions;
+use crate::metrics::metrics;
 use crate::store::Store;
 use crate::{Error, MovieReviews};
 use cors::Cors;
@@ -64,6 +65,8 @@ const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 /// set up. [`bind`] makes one, [`run`] serves on it.
 pub struct Bound {
     listener: TcpListener,
+    /// Where `/metrics` is served, if anywhere.
+    metrics_listener: Option<TcpListener>,
     settings: Settings,
     public_url: Url,
     auth: Option<Auth>,
@@ -76,10 +79,19 @@ pub async fn bind(address: SocketAddr, options: HttpOptions) -> Result<Bound, Er
     let listener = TcpListener::bind(address)
         .await
         .map_err(|error| format!("cannot listen on {address}: {error}"))?;
+    let metrics_listener = match settings.metrics_address {
+        None => None,
+        Some(address) => Some(
+            TcpListener::bind(address)
+                .await
+                .map_err(|error| format!("cannot listen on {address} for metrics: {error}"))?,
+        ),
+    };
     let public_url = settings.public_url(listener.local_addr()?)?;
     let auth = settings.take_auth(&public_url).await?;
     Ok(Bound {
         listener,
+        metrics_listener,
         settings,
         public_url,
         auth,
@@ -102,6 +114,7 @@ pub async fn run(
 ) -> Result<(), Error> {
     let Bound {
         listener,
+        metrics_listener,
         settings,
         public_url,
         auth,
@@ -147,8 +160,15 @@ pub async fn run(
         url = %public_url,
         "serving MCP over HTTP on http://{address}{MCP_PATH}"
     );
+    let scrapes = match metrics_listener {
+        Some(listener) => Some(serve_metrics(listener, store.clone())?),
+        None => None,
+    };
     if !signalled {
         connections::serve(listener, app, settings.limits, shutdown).await;
+    }
+    if let Some(scrapes) = scrapes {
+        scrapes.abort();
     }
     stop_rmcp.cancel();
     store.close().await;
@@ -214,6 +234,54 @@ fn app(
         ))
         .layer(middleware::from_fn_with_state(cors, cors::cors))
         .layer(middleware::from_fn(head::check_head))
+        .layer(middleware::from_fn(count_response))
+}
+
+/// Serves `/metrics` on `listener` until the task is aborted.
+fn serve_metrics(
+    listener: TcpListener,
+    store: Store,
+) -> Result<tokio::task::JoinHandle<()>, Error> {
+    let address = listener.local_addr()?;
+    tracing::info!(%address, "serving metrics on http://{address}/metrics");
+    let scrape = move || {
+        let text = metrics().scrape(&store);
+        async move { ([(CONTENT_TYPE, OPENMETRICS_TEXT)], text) }
+    };
+    let router = Router::new().route("/metrics", get(scrape));
+    Ok(tokio::spawn(async move {
+        if let Err(error) = axum::serve(listener, router).await {
+            tracing::error!(%error, "serving metrics failed");
+        }
+    }))
+}
+
+/// The content type of the text `/metrics` answers.
+const OPENMETRICS_TEXT: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// Counts a request in flight while it is answered, then its answer by status.
+async fn count_response(request: Request, next: Next) -> Response {
+    let in_flight = InFlight::start();
+    let response = next.run(request).await;
+    drop(in_flight);
+    metrics().response(response.status().as_u16());
+    response
+}
+
+/// A request in flight, counted until dropped (also when its connection goes away mid-way).
+struct InFlight;
+
+impl InFlight {
+    fn start() -> InFlight {
+        metrics().in_flight().inc();
+        InFlight
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        metrics().in_flight().dec();
+    }
 }
 
 /// The paths the metadata is served at; see [`Gate::metadata_paths`].

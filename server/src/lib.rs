@@ -20,6 +20,7 @@ pub mod cli;
 pub mod demo;
 pub mod http;
 pub mod jsonrpc;
+pub mod metrics;
 pub mod model;
 mod progress;
 pub mod serve;

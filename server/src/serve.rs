@@ -2,18 +2,20 @@
 //! (`stdio`, `http`) serve it.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
+    ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use toolkit::{Selection, ToolSpecs, ToolboxError};
 
+use crate::metrics::{Outcome, metrics};
 use crate::store::Store;
 use crate::tools;
 
@@ -76,9 +78,20 @@ impl ServerHandler for MovieReviews {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.tools
+        let tool = request.name.clone();
+        let started = Instant::now();
+        let answer = self
+            .tools
             .call(ToolCallContext::new(&self.store, request, context))
-            .await
+            .await;
+        // Only the tools served are counted: each name a client made up would be a new series.
+        if let Ok(CallToolResponse::Complete(result)) = &answer
+            && self.tools.has_route(&tool)
+        {
+            let seconds = started.elapsed().as_secs_f64();
+            metrics().tool_call(&tool, outcome(result), seconds);
+        }
+        answer
     }
 
     /// Requests rmcp could not read as one of MCP's: a `tools/call` whose params are not the
@@ -97,5 +110,24 @@ impl ServerHandler for MovieReviews {
         serde_json::to_value(result)
             .map(CustomResult)
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+    }
+}
+
+/// How a call ended, read from its answer: each kind of failure has its own opening words.
+fn outcome(result: &CallToolResult) -> Outcome {
+    if result.is_error != Some(true) {
+        return Outcome::ok;
+    }
+    let text = result
+        .content
+        .first()
+        .and_then(|block| block.as_text())
+        .map_or("", |text| text.text.as_str());
+    if text.starts_with("Validation Failed:") {
+        Outcome::validation
+    } else if text.starts_with("Not Found:") {
+        Outcome::not_found
+    } else {
+        Outcome::unexpected
     }
 }

@@ -19,6 +19,7 @@ use toolkit::ToolSpecs;
 use super::json_response;
 use crate::auth::{Auth, Caller};
 use crate::jsonrpc::{self, Read};
+use crate::metrics::{Refusal, metrics};
 
 /// The least time between two info lines about refused tokens (each is logged at debug level:
 /// anyone can send them, as fast as they like).
@@ -75,6 +76,7 @@ pub(super) async fn guard(State(gate): State<Arc<Gate>>, request: Request, next:
         Some(auth) => match bearer_token(&parts.headers) {
             None => {
                 tracing::debug!(method = %parts.method, "refused a request without a token");
+                metrics().refusal(Refusal::missing);
                 return gate.unauthorized(false);
             }
             Some(token) => match auth.check(token).await {
@@ -83,6 +85,7 @@ pub(super) async fn guard(State(gate): State<Arc<Gate>>, request: Request, next:
                     let method = &parts.method;
                     tracing::debug!(%method, "refused a request with an invalid token");
                     gate.refusals.record();
+                    metrics().refusal(Refusal::invalid);
                     return gate.unauthorized(true);
                 }
             },
@@ -109,6 +112,7 @@ pub(super) async fn guard(State(gate): State<Arc<Gate>>, request: Request, next:
         if let Some(missing) = gate.missing_scope(&message, caller) {
             let caller = &caller.id;
             tracing::info!(%caller, needed = missing, "refused a call: the token lacks a scope");
+            metrics().refusal(Refusal::insufficient_scope);
             return gate.insufficient_scope(missing);
         }
         tracing::debug!(caller = %caller.id, "authorized a request");

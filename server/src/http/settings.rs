@@ -30,6 +30,7 @@ pub(super) struct Settings {
     pub(super) body_read_timeout: Duration,
     pub(super) request_timeout: Duration,
     pub(super) shutdown_delay: Duration,
+    pub(super) metrics_address: Option<SocketAddr>,
     pub(super) limits: Limits,
     tokens: Option<StaticTokens>,
     jwt: Option<JwtSettings>,
@@ -135,6 +136,7 @@ impl Settings {
             body_read_timeout: Duration::from_secs(options.body_read_timeout),
             request_timeout: Duration::from_secs(options.request_timeout),
             shutdown_delay: Duration::from_secs(options.shutdown_delay),
+            metrics_address: options.metrics_address,
             limits: Limits {
                 header_read_timeout: Duration::from_secs(options.header_read_timeout),
                 shutdown_timeout: Duration::from_secs(options.shutdown_timeout),

@@ -110,6 +110,12 @@ impl Store {
         on_backend!(self, backend => backend.replace_all(movies, authors, reviews, progress).await)
     }
 
+    /// How many of the store's connections to the database are in use, and how many idle
+    /// (SQLite: the connections that write; reads have their own).
+    pub fn connections_in_use_and_idle(&self) -> (usize, usize) {
+        on_backend!(self, backend => backend.connections_in_use_and_idle())
+    }
+
     /// Whether the database answers a trivial query now: for a readiness probe. A SQLite
     /// store also fails when its path no longer names the file it opened (writes would be
     /// lost).

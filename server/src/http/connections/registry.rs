@@ -14,6 +14,8 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::metrics::metrics;
+
 /// The caps a new connection is admitted under.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Caps {
@@ -95,6 +97,7 @@ impl Registry {
             evict: evict.clone(),
         };
         open.connections.insert(id, entry);
+        metrics().connections().inc();
         Some(Admitted {
             registry: Arc::clone(self),
             id,
@@ -183,6 +186,7 @@ impl Drop for Admitted {
     fn drop(&mut self) {
         // An evicted connection was taken out already.
         self.registry.open().connections.remove(&self.id);
+        metrics().connections().dec();
     }
 }
 

@@ -76,6 +76,17 @@ impl Connections {
             .clone()
     }
 
+    /// How many connections are lent out, and how many wait idle.
+    pub(super) fn in_use_and_idle(&self) -> (usize, usize) {
+        let idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len();
+        let in_use = (self.size as usize).saturating_sub(self.slots.available_permits());
+        (in_use, idle)
+    }
+
     /// From now on every transaction is read-only (`default_transaction_read_only`): waits
     /// until no call is using a connection, closes the idle ones, and opens the next ones so.
     pub(super) async fn refuse_writes(&self) -> Result<(), StoreError> {

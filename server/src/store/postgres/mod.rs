@@ -148,6 +148,11 @@ impl PostgresStore {
         })
     }
 
+    /// The connections in use and idle.
+    pub fn connections_in_use_and_idle(&self) -> (usize, usize) {
+        self.connections.in_use_and_idle()
+    }
+
     /// From now on every transaction on this store's connections is read-only.
     pub async fn refuse_writes(&self) -> Result<(), StoreError> {
         self.connections.refuse_writes().await

@@ -96,6 +96,17 @@ impl Connections {
         })
     }
 
+    /// How many connections are lent out, and how many wait idle.
+    pub(super) fn in_use_and_idle(&self) -> (usize, usize) {
+        let idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len();
+        let in_use = (self.size as usize).saturating_sub(self.permits.available_permits());
+        (in_use, idle)
+    }
+
     /// From now on every connection refuses to write (`query_only`): waits until no call is
     /// using a connection, closes the idle ones, and opens the next ones so.
     pub(super) async fn refuse_writes(&self) -> Result<(), StoreError> {

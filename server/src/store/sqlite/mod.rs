@@ -159,6 +159,11 @@ impl SqliteStore {
         }
     }
 
+    /// The writing connections in use and idle.
+    pub fn connections_in_use_and_idle(&self) -> (usize, usize) {
+        self.connections.in_use_and_idle()
+    }
+
     /// From now on the writing connections refuse to write, as the readers always do.
     pub async fn refuse_writes(&self) -> Result<(), StoreError> {
         self.connections.refuse_writes().await

@@ -1,0 +1,188 @@
+//! What an operator scrapes at `/metrics` (served on `--metrics-address` only): tool calls by
+//! tool and outcome, and how long they took; HTTP answers by status; authentication refusals by
+//! reason (never the token); requests in flight; connections open; the database connections in
+//! use and idle; and the build's version. Counted always, in one registry for the process,
+//! since every part of the server adds to it; cheap next to a call.
+
+use std::sync::LazyLock;
+
+use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::metrics::info::Info;
+use prometheus_client::registry::Registry;
+
+use crate::store::Store;
+
+/// The process's metrics.
+pub struct Metrics {
+    registry: Registry,
+    calls: Family<CallLabels, Counter>,
+    call_seconds: Family<ToolLabels, Histogram, fn() -> Histogram>,
+    responses: Family<StatusLabels, Counter>,
+    refusals: Family<RefusalLabels, Counter>,
+    in_flight: Gauge,
+    connections: Gauge,
+    database_connections: Family<DatabaseLabels, Gauge>,
+}
+
+/// How a tool call ended, as its answer says: the four kinds of answer a client can get.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum Outcome {
+    ok,
+    validation,
+    not_found,
+    unexpected,
+}
+
+/// Why a request was refused its token's way in.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum Refusal {
+    missing,
+    invalid,
+    insufficient_scope,
+}
+
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+enum ConnectionState {
+    in_use,
+    idle,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CallLabels {
+    tool: String,
+    outcome: Outcome,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ToolLabels {
+    tool: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StatusLabels {
+    status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RefusalLabels {
+    reason: Refusal,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DatabaseLabels {
+    state: ConnectionState,
+}
+
+/// From 100 µs to about 3 s, doubling: a read takes a fraction of a millisecond, a search of a
+/// huge catalogue for a new term tens of milliseconds.
+fn call_seconds_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(0.0001, 2.0, 16))
+}
+
+/// The metrics of this process.
+pub fn metrics() -> &'static Metrics {
+    static METRICS: LazyLock<Metrics> = LazyLock::new(Metrics::new);
+    &METRICS
+}
+
+impl Metrics {
+    fn new() -> Metrics {
+        let calls = Family::<CallLabels, Counter>::default();
+        let call_seconds =
+            Family::new_with_constructor(call_seconds_histogram as fn() -> Histogram);
+        let responses = Family::<StatusLabels, Counter>::default();
+        let refusals = Family::<RefusalLabels, Counter>::default();
+        let (in_flight, connections) = (Gauge::default(), Gauge::default());
+        let database_connections = Family::<DatabaseLabels, Gauge>::default();
+        let mut registry = Registry::with_prefix("movie_reviews");
+        let tool_calls = "Tool calls, by tool and by how they ended";
+        registry.register("tool_calls", tool_calls, calls.clone());
+        let seconds = "How long tool calls took, by tool";
+        registry.register("tool_call_seconds", seconds, call_seconds.clone());
+        let answers = "HTTP answers, by status";
+        registry.register("http_responses", answers, responses.clone());
+        let refused = "Requests refused for their token, by reason";
+        registry.register("auth_refusals", refused, refusals.clone());
+        let answering = "HTTP requests being answered";
+        registry.register("http_requests_in_flight", answering, in_flight.clone());
+        let open = "HTTP connections open";
+        registry.register("http_connections", open, connections.clone());
+        let database = "Connections to the database, in use or idle";
+        registry.register(
+            "database_connections",
+            database,
+            database_connections.clone(),
+        );
+        let version = Info::new(vec![("version", env!("CARGO_PKG_VERSION"))]);
+        registry.register("build", "The server's version", version);
+        Metrics {
+            registry,
+            calls,
+            call_seconds,
+            responses,
+            refusals,
+            in_flight,
+            connections,
+            database_connections,
+        }
+    }
+
+    /// A tool call of `tool` that ended as `outcome` after `seconds`.
+    pub fn tool_call(&self, tool: &str, outcome: Outcome, seconds: f64) {
+        let tool = tool.to_owned();
+        self.calls
+            .get_or_create(&CallLabels {
+                tool: tool.clone(),
+                outcome,
+            })
+            .inc();
+        self.call_seconds
+            .get_or_create(&ToolLabels { tool })
+            .observe(seconds);
+    }
+
+    pub fn response(&self, status: u16) {
+        self.responses.get_or_create(&StatusLabels { status }).inc();
+    }
+
+    pub fn refusal(&self, reason: Refusal) {
+        self.refusals.get_or_create(&RefusalLabels { reason }).inc();
+    }
+
+    /// Requests being answered.
+    pub fn in_flight(&self) -> &Gauge {
+        &self.in_flight
+    }
+
+    /// HTTP connections open.
+    pub fn connections(&self) -> &Gauge {
+        &self.connections
+    }
+
+    /// The text a scrape gets, with the database's connections as `store` has them now.
+    pub fn scrape(&self, store: &Store) -> String {
+        let (in_use, idle) = store.connections_in_use_and_idle();
+        for (state, count) in [
+            (ConnectionState::in_use, in_use),
+            (ConnectionState::idle, idle),
+        ] {
+            let count = i64::try_from(count).unwrap_or(i64::MAX);
+            self.database_connections
+                .get_or_create(&DatabaseLabels { state })
+                .set(count);
+        }
+        let mut text = String::new();
+        // Writing to a String cannot fail, and every metric here encodes.
+        if let Err(error) = prometheus_client::encoding::text::encode(&mut text, &self.registry) {
+            tracing::error!(%error, "the metrics could not be encoded");
+        }
+        text
+    }
+}
