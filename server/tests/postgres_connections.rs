@@ -82,10 +82,14 @@ async fn a_statement_past_the_timeout_is_cancelled_and_the_connection_serves_the
         .await
         .expect("the statement ran on past its timeout");
     let waited = started.elapsed();
-    assert!(held_up.is_err(), "the held-up read succeeded: {held_up:?}");
+    let Err(error) = held_up else {
+        panic!("the held-up read succeeded: {held_up:?}");
+    };
+    // PostgreSQL times the statement itself, so the wait seen here can fall a little short of
+    // the timeout; the error says which limit ended it.
     assert!(
-        waited >= STATEMENT_TIMEOUT,
-        "the read failed after {waited:?}, before the timeout: {held_up:?}"
+        format!("{error:?}").contains("statement timeout") && waited >= STATEMENT_TIMEOUT / 2,
+        "the read failed after {waited:?}, not for the timeout: {error:?}"
     );
     release(holder).await;
 
