@@ -299,6 +299,26 @@ async fn a_wrong_json_type_names_the_type_needed() {
 }
 
 #[tokio::test]
+async fn a_flood_of_unknown_names_lists_ten_and_counts_the_rest() {
+    let mut arguments = serde_json::Map::new();
+    for number in 0..100_000 {
+        arguments.insert(format!("x{number:06}"), json!(1));
+    }
+    let Answer::Err(text) = call::<Nothing>(Value::Object(arguments)).await else {
+        panic!("undeclared names must be refused");
+    };
+    assert!(text.len() < 2_000, "{} bytes: {text}", text.len());
+    assert_eq!(text.matches("Not an argument of this tool").count(), 10);
+    assert!(
+        text.ends_with(
+            " 99,990 more names: Not arguments of this tool. \
+             Correct the arguments and call the tool again."
+        ),
+        "{text}"
+    );
+}
+
+#[tokio::test]
 async fn unknown_names_suggest_the_argument_meant() {
     assert_eq!(
         call::<WriteReview>(json!({ "stars": 3, "movie_id": MOVIE, "AuthorID": AUTHOR })).await,

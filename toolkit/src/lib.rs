@@ -405,7 +405,8 @@
 //! error. The texts:
 //!
 //! - `Validation Failed: ` then `Name: sentence.` for each broken rule in argument order, then
-//!   each undeclared name as sent (with "Did you mean movieId?" when one is close), then
+//!   each undeclared name as sent (with "Did you mean movieId?" when one is close; past ten of
+//!   them, how many more: `99,990 more names: Not arguments of this tool.`), then
 //!   `Correct the arguments and call the tool again.`
 //! - `Not Found: No movie has the id …. Call movies_search or reviews_list to find movie ids.`
 //! - `Error: Something unexpected happened. Reference: 1a2b3c4d.` for anything else; the log

@@ -15,6 +15,10 @@ use crate::{ArgSpec, Kind, Presence, ToolSpec, Violations};
 /// message.
 const MAX_ECHOED_NAME_CHARS: usize = 64;
 
+/// Undeclared names listed one by one, at most; past it the message says how many more there
+/// are, so a request with a hundred thousand of them gets a message of a few lines.
+const MAX_LISTED_UNKNOWN_NAMES: usize = 10;
+
 /// Checks `arguments` against `spec`. A missing object means `{}`; `null` means left out.
 pub fn parse_arguments(
     spec: &ToolSpec,
@@ -64,10 +68,18 @@ pub fn parse_arguments(
         values.push(value.filter(|_| !arg.ignored_with.is_some_and(given)));
     }
 
-    for name in arguments.keys() {
-        if !spec.args.iter().any(|arg| arg.name == name) {
-            violations.push(echo_name(name), unknown_name_sentence(spec, name));
-        }
+    let mut unknown = arguments
+        .keys()
+        .filter(|name| !spec.args.iter().any(|arg| arg.name == name.as_str()));
+    for name in unknown.by_ref().take(MAX_LISTED_UNKNOWN_NAMES) {
+        violations.push(echo_name(name), unknown_name_sentence(spec, name));
+    }
+    let more = unknown.count();
+    if more > 0 {
+        violations.push(
+            format!("{} more names", thousands(more)),
+            "Not arguments of this tool.",
+        );
     }
 
     if violations.is_empty() {
@@ -191,6 +203,19 @@ fn echo_name(name: &str) -> String {
     echoed
 }
 
+/// `99990` as `99,990`.
+fn thousands(number: usize) -> String {
+    let digits = number.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
+}
+
 fn unknown_name_sentence(spec: &ToolSpec, name: &str) -> String {
     if let Some(suggestion) = closest_name(spec, name) {
         return format!("Not an argument of this tool. Did you mean {suggestion}?");
@@ -300,6 +325,15 @@ mod tests {
             None
         );
         assert_eq!(hyphenated_uuid("3f2504e0-4f89-11d3-9a0c-0305e82c33é"), None);
+    }
+
+    #[test]
+    fn numbers_are_grouped_in_thousands() {
+        assert_eq!(thousands(7), "7");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(99_990), "99,990");
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 
     #[test]
