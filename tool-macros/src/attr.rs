@@ -73,6 +73,12 @@ impl<T> Slot<T> {
     pub fn missing(&self) -> bool {
         !self.written
     }
+
+    /// A misspelling of the key was written, and reported with it as the suggestion: reporting
+    /// the key as missing too would be a second error for one mistake.
+    fn meant(&mut self) {
+        self.written = true;
+    }
 }
 
 /// What `#[tool(...)]` said.
@@ -89,6 +95,24 @@ pub struct ToolAttrs {
     pub idempotent: Slot<bool>,
     pub open_world: Slot<bool>,
     pub scope: Slot<LitStr>,
+}
+
+impl ToolAttrs {
+    /// Marks `key` as written: a misspelling of it was reported with it as the suggestion.
+    fn meant(&mut self, key: &str) {
+        match key {
+            NAME => self.name.meant(),
+            TITLE => self.title.meant(),
+            DESCRIPTION => self.description.meant(),
+            OUTPUT => self.output.meant(),
+            READ_ONLY => self.read_only.meant(),
+            DESTRUCTIVE => self.destructive.meant(),
+            IDEMPOTENT => self.idempotent.meant(),
+            OPEN_WORLD => self.open_world.meant(),
+            SCOPE => self.scope.meant(),
+            _ => {}
+        }
+    }
 }
 
 /// What `#[arg(...)]` said on one field.
@@ -146,7 +170,8 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
         out.attribute.get_or_insert_with(|| attribute.clone());
         let result = attribute.parse_nested_meta(|meta| {
             let Some(key) = meta.path.get_ident().cloned() else {
-                return skip_unknown(cx, TOOL, TOOL_KEYS, &meta);
+                skip_unknown(cx, TOOL, TOOL_KEYS, &meta)?;
+                return Ok(());
             };
             match key.to_string().as_str() {
                 // #[tool(name = "movies_search")]
@@ -199,7 +224,11 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
                     TOOL,
                     &mut out.scope,
                 )?,
-                _ => return skip_unknown(cx, TOOL, TOOL_KEYS, &meta),
+                _ => {
+                    if let Some(meant) = skip_unknown(cx, TOOL, TOOL_KEYS, &meta)? {
+                        out.meant(meant);
+                    }
+                }
             }
             Ok(())
         });
@@ -215,7 +244,8 @@ pub fn parse_arg_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgAttrs {
     for attribute in attrs.iter().filter(|attr| attr.path().is_ident(ARG)) {
         let result = attribute.parse_nested_meta(|meta| {
             let Some(key) = meta.path.get_ident().cloned() else {
-                return skip_unknown(cx, ARG, ARG_KEYS, &meta);
+                skip_unknown(cx, ARG, ARG_KEYS, &meta)?;
+                return Ok(());
             };
             match key.to_string().as_str() {
                 // #[arg(min = 0)], #[arg(max = 50)], #[arg(min_chars = 1)], #[arg(max_chars = 100)]
@@ -256,7 +286,9 @@ pub fn parse_arg_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgAttrs {
                     ARG,
                     &mut out.rename,
                 )?,
-                _ => return skip_unknown(cx, ARG, ARG_KEYS, &meta),
+                _ => {
+                    skip_unknown(cx, ARG, ARG_KEYS, &meta)?;
+                }
             }
             Ok(())
         });
@@ -395,14 +427,16 @@ fn skip_group(meta: &ParseNestedMeta) -> syn::Result<()> {
 }
 
 /// Reports an unknown key, suggesting the known one it most resembles, and skips its value.
+/// Returns the key suggested, if any.
 fn skip_unknown(
     cx: &mut Ctxt,
     attr: &str,
     known: &[&'static str],
     meta: &ParseNestedMeta,
-) -> syn::Result<()> {
+) -> syn::Result<Option<&'static str>> {
     let written = meta.path.to_token_stream().to_string().replace(' ', "");
-    let message = match suggest(&written, known) {
+    let suggested = suggest(&written, known);
+    let message = match suggested {
         Some(key) => format!("unknown #[{attr}] key `{written}`; did you mean `{key}`?"),
         None => format!(
             "unknown #[{attr}] key `{written}`; the keys are {}",
@@ -415,11 +449,13 @@ fn skip_unknown(
     } else {
         skip_group(meta)?;
     }
-    Ok(())
+    Ok(suggested)
 }
 
 /// The known key a misspelt one stands for: the same letters in another case or without
-/// underscores (`readOnly`, `maxchars`), or a common name from other libraries (`max_length`).
+/// underscores (`readOnly`, `maxchars`), a common name from other libraries (`max_length`), or a
+/// near miss (`titel`, `defualt`, `requird_unless`: one edit in a key of up to seven letters,
+/// two in a longer one).
 fn suggest(written: &str, known: &[&'static str]) -> Option<&'static str> {
     let fold = |key: &str| key.replace('_', "").to_lowercase();
     let alias = match fold(written).as_str() {
@@ -431,7 +467,18 @@ fn suggest(written: &str, known: &[&'static str]) -> Option<&'static str> {
         "openworldhint" => Some(OPEN_WORLD),
         _ => None,
     };
+    let near = || {
+        let allowed = |key: &str| if fold(key).chars().count() <= 7 { 1 } else { 2 };
+        known
+            .iter()
+            .copied()
+            .map(|key| (key, strsim::osa_distance(&fold(key), &fold(written))))
+            .filter(|&(key, distance)| distance <= allowed(key))
+            .min_by_key(|&(_, distance)| distance)
+            .map(|(key, _)| key)
+    };
     alias
         .filter(|key| known.contains(key))
         .or_else(|| known.iter().copied().find(|key| fold(key) == fold(written)))
+        .or_else(near)
 }

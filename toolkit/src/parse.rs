@@ -244,7 +244,14 @@ pub(crate) fn closest<'a>(
         return None;
     }
     candidates
-        .map(|candidate| (candidate, edit_distance(&wanted, &fold_name(candidate))))
+        // Insertions, deletions, substitutions and swaps of neighbours: `nmae` is one edit
+        // from `name`.
+        .map(|candidate| {
+            (
+                candidate,
+                strsim::osa_distance(&wanted, &fold_name(candidate)),
+            )
+        })
         .filter(|&(candidate, distance)| distance <= allowed_edits(candidate))
         .min_by_key(|&(_, distance)| distance)
         .map(|(candidate, _)| candidate)
@@ -258,38 +265,11 @@ fn allowed_edits(candidate: &str) -> usize {
     }
 }
 
-fn fold_name(name: &str) -> Vec<char> {
+fn fold_name(name: &str) -> String {
     name.chars()
         .filter(|c| !matches!(c, '_' | '-' | ' '))
         .flat_map(char::to_lowercase)
         .collect()
-}
-
-/// Edits between two names: insertions, deletions, substitutions and swaps of neighbours
-/// (`nmae` is one edit from `name`), the optimal-string-alignment distance.
-fn edit_distance(a: &[char], b: &[char]) -> usize {
-    let width = b.len() + 1;
-    let mut table: Vec<usize> = vec![0; (a.len() + 1) * width];
-    let at = |i: usize, j: usize| i * width + j;
-    for i in 0..=a.len() {
-        table[at(i, 0)] = i;
-    }
-    for j in 0..=b.len() {
-        table[at(0, j)] = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let substitution = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (table[at(i - 1, j)] + 1)
-                .min(table[at(i, j - 1)] + 1)
-                .min(table[at(i - 1, j - 1)] + substitution);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(table[at(i - 2, j - 2)] + 1);
-            }
-            table[at(i, j)] = best;
-        }
-    }
-    table[at(a.len(), b.len())]
 }
 
 #[cfg(test)]
@@ -337,13 +317,16 @@ mod tests {
     }
 
     #[test]
-    fn edit_distance_counts_edits() {
-        let chars = |text: &str| text.chars().collect::<Vec<_>>();
-        assert_eq!(edit_distance(&chars("query"), &chars("query")), 0);
-        assert_eq!(edit_distance(&chars("querry"), &chars("query")), 1);
-        assert_eq!(edit_distance(&chars("limt"), &chars("limit")), 1);
-        assert_eq!(edit_distance(&chars("nmae"), &chars("name")), 1);
-        assert_eq!(edit_distance(&chars(""), &chars("abc")), 3);
+    fn the_name_meant_is_a_near_miss_or_the_same_letters() {
+        let names = ["query", "limit", "name", "includeReviews", "movieId"];
+        let meant = |name: &str| closest(name, names.iter().copied());
+        assert_eq!(meant("querry"), Some("query"));
+        assert_eq!(meant("limt"), Some("limit"));
+        assert_eq!(meant("nmae"), Some("name"));
+        assert_eq!(meant("include_reviews"), Some("includeReviews"));
+        assert_eq!(meant("MOVIE-ID"), Some("movieId"));
+        assert_eq!(meant("quxxy"), None);
+        assert_eq!(meant(""), None);
     }
 
     #[test]
