@@ -135,6 +135,8 @@ pub enum DefaultLit {
     Integer(i128),
     Boolean(bool),
     String(String),
+    /// An integer with a type suffix (`10usize`), refused.
+    Suffixed(LitInt),
     Other,
 }
 
@@ -142,6 +144,7 @@ impl Parse for DefaultLit {
     fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
         let negative = input.parse::<Option<Token![-]>>()?.is_some();
         Ok(match input.parse::<syn::Lit>()? {
+            syn::Lit::Int(int) if !int.suffix().is_empty() => DefaultLit::Suffixed(int),
             syn::Lit::Int(int) => {
                 let value = int.base10_parse::<i128>()?;
                 DefaultLit::Integer(if negative { -value } else { value })
@@ -153,19 +156,46 @@ impl Parse for DefaultLit {
     }
 }
 
+/// Reports an integer literal written with a type suffix (`10usize`, `1u8`): the field's type is
+/// the number's type, and a suffix that says otherwise would be ignored.
+pub fn report_suffix(cx: &mut Ctxt, int: &LitInt) {
+    cx.error_spanned_by(
+        int,
+        format!(
+            "write the number without a type suffix, `{}` rather than `{int}`: the field's type \
+             is the number's type",
+            int.base10_digits()
+        ),
+    );
+}
+
 /// An integer literal, optionally negative: `min = -10`.
-struct SignedInt(i128);
+struct SignedInt {
+    value: i128,
+    literal: LitInt,
+}
 
 impl Parse for SignedInt {
     fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
         let negative = input.parse::<Option<Token![-]>>()?.is_some();
-        let value = input.parse::<LitInt>()?.base10_parse::<i128>()?;
-        Ok(SignedInt(if negative { -value } else { value }))
+        let literal = input.parse::<LitInt>()?;
+        let value = literal.base10_parse::<i128>()?;
+        Ok(SignedInt {
+            value: if negative { -value } else { value },
+            literal,
+        })
     }
 }
 
 pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
     let mut out = ToolAttrs::default();
+    for misplaced in attrs.iter().filter(|attr| attr.path().is_ident(ARG)) {
+        cx.error_spanned_by(
+            misplaced.path(),
+            "#[arg(...)] goes on the field of the argument it is about, not on the struct, where \
+             it would mean nothing: move it above that field",
+        );
+    }
     for attribute in attrs.iter().filter(|attr| attr.path().is_ident(TOOL)) {
         out.attribute.get_or_insert_with(|| attribute.clone());
         let result = attribute.parse_nested_meta(|meta| {
@@ -241,6 +271,13 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
 
 pub fn parse_arg_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgAttrs {
     let mut out = ArgAttrs::default();
+    for misplaced in attrs.iter().filter(|attr| attr.path().is_ident(TOOL)) {
+        cx.error_spanned_by(
+            misplaced.path(),
+            "#[tool(...)] goes on the struct, not on a field, where it would mean nothing: move it \
+             above `pub struct`; a field's rules go in #[arg(...)]",
+        );
+    }
     for attribute in attrs.iter().filter(|attr| attr.path().is_ident(ARG)) {
         let result = attribute.parse_nested_meta(|meta| {
             let Some(key) = meta.path.get_ident().cloned() else {
@@ -336,13 +373,17 @@ fn integer(
 ) -> syn::Result<()> {
     slot.written = true;
     if let Some(setting) = value::<SignedInt>(cx, meta, &key, example)? {
+        if !setting.value.literal.suffix().is_empty() {
+            report_suffix(cx, &setting.value.literal);
+            return Ok(());
+        }
         slot.set(
             cx,
             ARG,
             Setting {
                 key: setting.key,
                 tokens: setting.tokens,
-                value: setting.value.0,
+                value: setting.value.value,
             },
         );
     }

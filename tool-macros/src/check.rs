@@ -154,6 +154,27 @@ fn check_tool_name(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
     name
 }
 
+/// A name a client sends an argument under: a letter, then letters, digits, `_` or `-`, so that it
+/// reads the same in every client's code, in the schema and in a message that names it.
+fn check_wire_name(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
+    let name = setting.value.value();
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-');
+    let well_formed = name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name.chars().all(allowed)
+        && name.chars().count() <= MAX_NAME_CHARS;
+    if !well_formed {
+        cx.error_spanned_by(
+            &setting.value,
+            format!(
+                "invalid wire name {name:?}: write a letter, then up to {} letters, digits, `_` \
+                 or `-`, like `rename = \"movieId\"`",
+                MAX_NAME_CHARS - 1
+            ),
+        );
+    }
+    name
+}
+
 /// An OAuth scope token (RFC 6749 §3.3): one or more printable ASCII characters other than the
 /// space, `"` and `\`. A tool needs one scope, so a list is refused too.
 fn check_scope(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
@@ -213,11 +234,7 @@ fn check_arg<'a>(cx: &mut Ctxt, fields: &[Field<'a>], field: &Field<'a>) -> Opti
     let arg_type = field.arg_type?;
     let attrs = &field.attrs;
     let wire_name = match attrs.rename.get() {
-        Some(setting) => non_empty(
-            cx,
-            setting,
-            "a wire name cannot be empty: write the name a client sends, like `rename = \"movieId\"`",
-        ),
+        Some(setting) => check_wire_name(cx, setting),
         None => case::wire_name(&field.ident.to_string()),
     };
     let kind = check_kind(cx, field, arg_type);
@@ -486,6 +503,10 @@ fn check_default(
         _ => "an integer literal, like `default = 10`",
     };
     let default = match (&setting.value, kind) {
+        (DefaultLit::Suffixed(int), _) => {
+            crate::attr::report_suffix(cx, int);
+            return None;
+        }
         (DefaultLit::Integer(value), Kind::Integer { min, max }) => {
             if value < min || value > max {
                 cx.error_spanned_by(
