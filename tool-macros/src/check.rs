@@ -256,6 +256,41 @@ fn check_arg<'a>(cx: &mut Ctxt, fields: &[Field<'a>], field: &Field<'a>) -> Opti
             );
         }
     }
+    for (setting, other, consequence) in [
+        (
+            attrs.required_unless.get(),
+            required_unless,
+            "would never require this argument",
+        ),
+        (
+            attrs.ignored_with.get(),
+            ignored_with,
+            "would drop this argument from every call",
+        ),
+    ] {
+        let (Some(setting), Some(other)) = (setting, other) else {
+            continue;
+        };
+        let other = &fields[other];
+        let (why, then) = if other.attrs.default.get().is_some() {
+            (
+                "has a default, so the tool sees a value for it whether a client sends one or not",
+                "would turn on what the client sent, not on what the tool sees",
+            )
+        } else if other.arg_type.is_some_and(|other| !other.optional) {
+            ("is required, so every call that runs gives it", consequence)
+        } else {
+            continue;
+        };
+        let (key, target) = (&setting.key, &setting.value);
+        cx.error_spanned_by(
+            target,
+            format!(
+                "`{target}` {why}: `{key} = {target}` {then}; name an `Option` field without a \
+                 default"
+            ),
+        );
+    }
     let presence = check_presence(cx, field, arg_type, &kind, required_unless);
     check_exists(cx, field, arg_type);
     let message = check_message(cx, field);
