@@ -207,6 +207,15 @@ pub fn doc_text(attrs: &[Attribute]) -> Option<String> {
     (!paragraphs.is_empty()).then(|| paragraphs.join("\n\n"))
 }
 
+/// Whether some `#[doc = …]` holds something other than a string literal (`concat!(…)`), which a
+/// derive sees unexpanded and cannot read.
+pub fn has_unreadable_doc(attrs: &[Attribute]) -> bool {
+    attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("doc"))
+        .any(|attr| doc_line(attr).is_none())
+}
+
 fn doc_line(attr: &Attribute) -> Option<String> {
     if !attr.path().is_ident("doc") {
         return None;

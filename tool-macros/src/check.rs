@@ -4,7 +4,7 @@
 
 use quote::ToTokens;
 
-use crate::ast::{ArgType, Base, Field, Input};
+use crate::ast::{ArgType, Base, Field, Input, has_unreadable_doc};
 use crate::attr::{DefaultLit, Setting};
 use crate::case;
 use crate::ctxt::Ctxt;
@@ -73,6 +73,15 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
             "a description cannot be empty: say what the tool does and how to use it",
         ),
         (None, Some(doc)) => doc.clone(),
+        (None, None) if attrs.description.missing() && has_unreadable_doc(&original.attrs) => {
+            cx.error_spanned_by(
+                &original.ident,
+                "the macro cannot read a doc comment that another macro writes (`#[doc = concat!(…)]`, \
+                 `#[doc = include_str!(…)]`): write the description as `///` lines, or as \
+                 `description = \"…\"` in #[tool(...)]",
+            );
+            String::new()
+        }
         (None, None) if attrs.description.missing() => {
             cx.error_spanned_by(
                 &original.ident,
@@ -180,7 +189,15 @@ fn check_wire_name(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
 fn check_scope(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
     let scope = setting.value.value();
     let allowed = |c: char| c.is_ascii_graphic() && c != '"' && c != '\\';
-    if scope.contains(' ') {
+    let trimmed = scope.trim();
+    if trimmed != scope && !trimmed.is_empty() && !trimmed.contains(' ') {
+        cx.error_spanned_by(
+            &setting.value,
+            format!(
+                "a scope has no spaces around it: write `scope = \"{trimmed}\"` (not {scope:?})"
+            ),
+        );
+    } else if scope.contains(' ') {
         cx.error_spanned_by(
             &setting.value,
             format!(
@@ -436,18 +453,31 @@ fn bound(
     }
 }
 
+/// An argument's length rules as prose: `at most 100 characters`, `1 to 100 characters`.
+fn length_bounds(min: Option<u64>, max: Option<u64>) -> String {
+    match (min, max) {
+        (Some(min), Some(max)) => format!("{min} to {max} characters"),
+        (Some(min), None) => format!("at least {min} characters"),
+        (None, Some(max)) => format!("at most {max} characters"),
+        (None, None) => "any length".to_owned(),
+    }
+}
+
 fn length(cx: &mut Ctxt, setting: Option<&Setting<i128>>) -> Option<u64> {
     let setting = setting?;
     match u64::try_from(setting.value) {
         Ok(chars) => Some(chars),
         Err(_) => {
-            cx.error_spanned_by(
-                setting.value_span(),
+            let key = &setting.key;
+            let message = if setting.value < 0 {
+                format!("`{key}` is a number of characters, so it cannot be negative")
+            } else {
                 format!(
-                    "`{}` is a number of characters, so it cannot be negative",
-                    setting.key
-                ),
-            );
+                    "`{key}` is a number of characters, at most {}: no string is longer",
+                    u64::MAX
+                )
+            };
+            cx.error_spanned_by(setting.value_span(), message);
             None
         }
     }
@@ -565,7 +595,11 @@ fn check_default(
             {
                 cx.error_spanned_by(
                     &span,
-                    format!("the default is {chars} characters long, which breaks this argument's own length rules"),
+                    format!(
+                        "the default is {chars} characters long, but this argument takes {}: \
+                         choose a default that fits",
+                        length_bounds(*min_chars, *max_chars)
+                    ),
                 );
                 return None;
             }
