@@ -313,6 +313,7 @@ fn check_arg<'a>(cx: &mut Ctxt, fields: &[Field<'a>], field: &Field<'a>) -> Opti
     let message = check_message(cx, field);
     Some(Arg {
         ident: field.ident,
+        ty: field.ty,
         label: case::label(&wire_name),
         wire_name,
         description: field.doc.clone(),

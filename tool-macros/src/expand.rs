@@ -5,8 +5,9 @@
 //! inside `const _: () = { … };`.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::DeriveInput;
+use syn::spanned::Spanned as _;
 
 use crate::ast::Input;
 use crate::check::check;
@@ -35,9 +36,11 @@ fn emit(model: &Model) -> TokenStream {
     let ident = model.ident;
     let output = &model.output;
     let spec = spec(model);
+    // Spanned on the field's type, so that a type the toolkit cannot fill (a `Uuid` of another
+    // crate) is reported there.
     let take_fields = model.args.iter().enumerate().map(|(index, arg)| {
-        let field = arg.ident;
-        quote!(#field: __toolkit_values.take(#index)?)
+        let (field, ty) = (arg.ident, arg.ty);
+        quote_spanned!(ty.span()=> #field: __toolkit_values.take::<#ty>(#index)?)
     });
     let references = references(model);
     quote! {
@@ -173,8 +176,10 @@ fn references(model: &Model) -> TokenStream {
     let ids = checked
         .iter()
         .map(|(field, _)| quote!(::toolkit::__private::ReferenceId::reference_id(&self.#field)));
+    // Spanned on the entity the user wrote, so that one which is not an `Entity` is reported
+    // there, once.
     let checks = checked.iter().enumerate().map(|(index, (_, entity))| {
-        quote! {
+        quote_spanned! {entity.span()=>
             ::toolkit::__private::check_exists::<#entity, #state>(__toolkit_state, __toolkit_ids[#index])
                 .await?;
         }

@@ -28,6 +28,8 @@ pub struct Hints {
 /// One checked argument.
 pub struct Arg<'a> {
     pub ident: &'a Ident,
+    /// The field's type, as written: errors about it point there.
+    pub ty: &'a syn::Type,
     pub wire_name: String,
     pub label: String,
     pub description: Option<String>,

@@ -493,6 +493,12 @@ pub trait Run<S>: Tool + __private::References<S> {
 
 /// A kind of thing that arguments refer to by id (`#[arg(exists = Movie)]`), declared once for
 /// every tool that refers to it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an entity, so `exists = {Self}` cannot check an id of it",
+    label = "`exists` names an entity here",
+    note = "implement `toolkit::Entity` for `{Self}`: its NAME in a Not Found message, and the \
+            tools that list its ids (LISTED_BY)"
+)]
 pub trait Entity: 'static {
     /// The word for one of them in a `Not Found` message: `movie`.
     const NAME: &'static str;
@@ -506,7 +512,7 @@ pub trait Entity: 'static {
     label = "a tool run on `{Self}` declares `exists = {E}`",
     note = "implement `toolkit::Exists<{E}>` for `{Self}`"
 )]
-pub trait Exists<E: Entity>: Sync {
+pub trait Exists<E>: Sync {
     /// Whether the entity exists. An `Err` is an unexpected failure of the lookup itself.
     fn exists(&self, id: Uuid) -> impl Future<Output = Result<bool, ToolError>> + Send;
 }

@@ -51,6 +51,12 @@ impl Values {
 }
 
 /// A Rust type an argument can be declared with.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a type a tool argument can have",
+    label = "not an argument type",
+    note = "an argument is a `String`, `bool`, `i32`, `i64`, `u32`, `u64` or `toolkit::Uuid`, or \
+            an `Option` of one; an id must be `toolkit::Uuid`, the `uuid` crate's"
+)]
 pub trait FromArg: Sized {
     /// Converts a validated value; `None` when the value is missing or of another kind.
     fn from_arg(value: Option<ArgValue>) -> Option<Self>;
