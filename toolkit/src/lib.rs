@@ -425,6 +425,11 @@
 
 #![forbid(unsafe_code)]
 
+/// The README's code compiles and runs, as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
 mod error;
 mod parse;
 mod route;
