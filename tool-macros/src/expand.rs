@@ -1,8 +1,9 @@
 //! The expansion stage: `derive` runs parse → check → emit, and on any error emits the errors
 //! plus stub impls, so a user sees their mistakes and not a cascade of "trait not implemented".
 //!
-//! Generated code names the runtime only through `::toolkit::__private` and keeps its items
-//! inside `const _: () = { … };`.
+//! Generated code names the runtime by absolute paths: the public traits and types a user also
+//! names (`::toolkit::Tool`, `ToolError`, `Exists`, `Uuid`), and, for what only generated code
+//! uses, `::toolkit::__private`. Its items stay inside `const _: () = { … };`.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};

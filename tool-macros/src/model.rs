@@ -1,5 +1,7 @@
 //! The checked model of a tool declaration: what `check` hands to `expand`. Every value here
-//! has passed every rule, so expansion cannot fail.
+//! passed every check the macro can make from the tokens; what needs types (that an `exists`
+//! entity is an `Entity`, that the output type serializes) the compiler checks through the
+//! generated bounds. Expansion itself cannot fail.
 
 use syn::Ident;
 
