@@ -116,6 +116,17 @@ impl<'a> Input<'a> {
                 return None;
             }
         };
+        // A field typed with one of the struct's own type parameters is part of one mistake,
+        // the generic struct, reported once (by `check`).
+        let type_params: Vec<&syn::Ident> = original
+            .generics
+            .type_params()
+            .map(|param| &param.ident)
+            .collect();
+        let is_type_param = |ty: &Type| {
+            matches!(ty, Type::Path(path) if path.qself.is_none()
+                && path.path.get_ident().is_some_and(|ident| type_params.contains(&ident)))
+        };
         let fields = fields
             .into_iter()
             .filter_map(|field| {
@@ -123,7 +134,11 @@ impl<'a> Input<'a> {
                 Some(Field {
                     ident,
                     ty: &field.ty,
-                    arg_type: arg_type(cx, &field.ty),
+                    arg_type: if is_type_param(&field.ty) {
+                        None
+                    } else {
+                        arg_type(cx, &field.ty)
+                    },
                     doc: doc_text(&field.attrs),
                     attrs: parse_arg_attrs(cx, &field.attrs),
                 })

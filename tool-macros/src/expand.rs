@@ -22,9 +22,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         (Ok(()), Some(model)) => emit(&model),
         (Err(errors), model) => {
             let mut tokens = errors.to_compile_error();
-            if input.generics.params.is_empty() {
-                tokens.extend(fallback(input, model.as_ref()));
-            }
+            tokens.extend(fallback(input, model.as_ref()));
             tokens
         }
         // `from_syn` returns `None` only after reporting an error, so this arm is unreachable;
@@ -226,9 +224,28 @@ fn fallback(input: &DeriveInput, model: Option<&Model>) -> TokenStream {
         None => quote!(()),
     };
     let state = format_ident!("__ToolkitState");
+    // A generic struct is refused, but still gets the stubs, so that its uses type-check: each
+    // parameter bounded as `Tool` needs (`Send + 'static`).
+    let mut generics = input.generics.clone();
+    for param in &mut generics.params {
+        match param {
+            syn::GenericParam::Type(param) => {
+                param.bounds.push(syn::parse_quote!(::core::marker::Send));
+                param.bounds.push(syn::parse_quote!('static));
+            }
+            syn::GenericParam::Lifetime(param) => param.bounds.push(syn::parse_quote!('static)),
+            syn::GenericParam::Const(_) => {}
+        }
+    }
+    let (impl_generics, type_generics, where_clause) = generics.split_for_impl();
+    let mut with_state = generics.clone();
+    with_state
+        .params
+        .push(syn::parse_quote!(#state: ::core::marker::Sync));
+    let (state_impl_generics, _, _) = with_state.split_for_impl();
     quote! {
         const _: () = {
-            impl ::toolkit::Tool for #ident {
+            impl #impl_generics ::toolkit::Tool for #ident #type_generics #where_clause {
                 type Output = #output;
                 const SPEC: &'static ::toolkit::__private::ToolSpec = &::toolkit::__private::ToolSpec {
                     name: "",
@@ -253,7 +270,9 @@ fn fallback(input: &DeriveInput, model: Option<&Model>) -> TokenStream {
                 }
             }
 
-            impl<#state: ::core::marker::Sync> ::toolkit::__private::References<#state> for #ident {
+            impl #state_impl_generics ::toolkit::__private::References<#state>
+                for #ident #type_generics #where_clause
+            {
                 type Ids = ();
 
                 fn reference_ids(&self) -> Self::Ids {}
