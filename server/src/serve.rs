@@ -19,12 +19,50 @@ use crate::metrics::{Outcome, metrics};
 use crate::store::Store;
 use crate::tools;
 
-/// What the server tells a model about itself when it connects.
-const INSTRUCTIONS: &str = "Movie reviews: search movies (movies_search) and authors \
-(authors_search), read a movie with all its reviews (movies_get), list reviews (reviews_list), \
-write a review or change its stars (reviews_write), and delete one (reviews_delete). Ids come \
-from the search and list tools. Lists come a page at a time: pass a page's nextOffset as offset \
-to get the next. Deleting is permanent: confirm with the user first.";
+/// What each tool lets a model do, in the words the server's instructions use.
+const ABILITIES: [(&str, &str); 6] = [
+    ("movies_search", "search movies (movies_search)"),
+    ("authors_search", "search authors (authors_search)"),
+    (
+        "movies_get",
+        "read a movie with all its reviews (movies_get)",
+    ),
+    ("reviews_list", "list reviews (reviews_list)"),
+    (
+        "reviews_write",
+        "write a review or change its stars (reviews_write)",
+    ),
+    ("reviews_delete", "delete a review (reviews_delete)"),
+];
+
+/// What the server tells a model about itself when it connects: only what the tools `served`
+/// let it do, so that a deployment serving fewer tools does not promise the others.
+fn instructions(served: impl Fn(&str) -> bool) -> String {
+    let abilities: Vec<&str> = ABILITIES
+        .iter()
+        .filter(|(tool, _)| served(tool))
+        .map(|(_, ability)| *ability)
+        .collect();
+    let mut text = format!(
+        "Movie reviews: {}. Ids come from the search and list tools. Lists come a page at a \
+         time: pass a page's nextOffset as offset to get the next.",
+        prose_list(&abilities)
+    );
+    if served("reviews_delete") {
+        text.push_str(" Deleting is permanent: confirm with the user first.");
+    }
+    text
+}
+
+/// Joins phrases as prose: `a`, `a and b`, `a, b, and c`.
+fn prose_list(phrases: &[&str]) -> String {
+    match phrases {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [first, second] => format!("{first} and {second}"),
+        [rest @ .., last] => format!("{}, and {last}", rest.join(", ")),
+    }
+}
 
 /// The movie-review MCP server.
 #[derive(Clone)]
@@ -33,6 +71,7 @@ pub struct MovieReviews {
     tools: Arc<ToolRouter<Store>>,
     /// What the tools served declare: the HTTP layer reads their scopes.
     pub(crate) specs: ToolSpecs,
+    instructions: Arc<str>,
 }
 
 impl MovieReviews {
@@ -43,10 +82,13 @@ impl MovieReviews {
 
     /// A server over `store` with the tools `selection` chooses.
     pub fn serving(store: Store, selection: &Selection) -> Result<MovieReviews, ToolboxError> {
+        let router = tools::router(selection)?;
+        let instructions = instructions(|tool| router.has_route(tool));
         Ok(MovieReviews {
             store,
-            tools: Arc::new(tools::router(selection)?),
+            tools: Arc::new(router),
             specs: tools::specs(selection),
+            instructions: Arc::from(instructions),
         })
     }
 }
@@ -58,7 +100,7 @@ impl ServerHandler for MovieReviews {
                 Implementation::new("movie-reviews-mcp", env!("CARGO_PKG_VERSION"))
                     .with_title("Movie reviews"),
             )
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(self.instructions.to_string())
     }
 
     async fn list_tools(
@@ -129,5 +171,30 @@ fn outcome(result: &CallToolResult) -> Outcome {
         Outcome::not_found
     } else {
         Outcome::unexpected
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_instructions_name_only_the_tools_served() {
+        let every = instructions(|_| true);
+        assert_eq!(
+            every,
+            "Movie reviews: search movies (movies_search), search authors (authors_search), \
+             read a movie with all its reviews (movies_get), list reviews (reviews_list), write \
+             a review or change its stars (reviews_write), and delete a review (reviews_delete). \
+             Ids come from the search and list tools. Lists come a page at a time: pass a page's \
+             nextOffset as offset to get the next. Deleting is permanent: confirm with the user \
+             first."
+        );
+        let reading = instructions(|tool| tool == "movies_search" || tool == "movies_get");
+        assert!(reading.starts_with(
+            "Movie reviews: search movies (movies_search) and read a movie with all its reviews \
+             (movies_get). "
+        ));
+        assert!(!reading.contains("reviews_delete") && !reading.contains("Deleting"));
     }
 }
