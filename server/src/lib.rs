@@ -63,6 +63,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
     tools::router(&selection)?;
     match cli.command {
         None => {
+            let named = cli.database.is_some();
             let database = connected(database_named(cli.database)?);
             if let Some(address) = cli.http {
                 let bound = http::bind(address, cli.http_options).await?;
@@ -75,7 +76,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
             let server =
                 MovieReviews::serving(open_serving(&database, &selection).await?, &selection)?;
             if std::io::stdin().is_terminal() {
-                eprintln!("{}", terminal_banner(&database));
+                eprintln!("{}", terminal_banner(&database, named));
             }
             tracing::info!(%database, "serving MCP on stdio");
             let (stdin, stdout) = stdio::standard_streams();
@@ -273,17 +274,78 @@ async fn call(
     })
 }
 
-fn terminal_banner(database: &Database) -> String {
+/// `word` as a POSIX shell reads it: as it is when it holds nothing the shell would read
+/// another way, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-:@+=,".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// What the server says when a person starts it in a terminal: that a client should start it,
+/// with a Claude Desktop entry and an Inspector command that start it the same way (naming the
+/// database when this server was told which one to use).
+fn terminal_banner(database: &Database, named: bool) -> String {
+    let exe = std::env::current_exe()
+        .map(|exe| exe.display().to_string())
+        .unwrap_or_else(|_| "movie-reviews-mcp".to_owned());
+    // A client must name the database this server was told to use; the default it finds alone.
+    let args: Vec<String> = if named {
+        vec!["--database".to_owned(), database.to_string()]
+    } else {
+        Vec::new()
+    };
+    let mut server = serde_json::json!({ "command": exe });
+    if !args.is_empty() {
+        server["args"] = serde_json::json!(args);
+    }
+    let config = serde_json::json!({ "mcpServers": { "movie-reviews": server } });
+    let inspector: Vec<String> = std::iter::once(exe.as_str())
+        .chain(args.iter().map(String::as_str))
+        .map(shell_word)
+        .collect();
     format!(
         "movie-reviews-mcp {version}: an MCP server for movie reviews, speaking MCP (JSON-RPC) \
          on stdin and stdout.\nDatabase: {database}\n\nIt is meant to be started by an MCP \
          client, not typed at. For example, in Claude Desktop's claude_desktop_config.json:\n  \
-         {{\"mcpServers\": {{\"movie-reviews\": {{\"command\": \"{exe}\"}}}}}}\nOr try it with \
-         the MCP Inspector: npx @modelcontextprotocol/inspector {exe}\nPress Ctrl-D to quit.",
+         {config}\nOr try it with the MCP Inspector: npx @modelcontextprotocol/inspector \
+         {inspector}\nPress Ctrl-D to quit.",
         version = env!("CARGO_PKG_VERSION"),
-        database = database,
-        exe = std::env::current_exe()
-            .map(|exe| exe.display().to_string())
-            .unwrap_or_else(|_| "movie-reviews-mcp".to_owned()),
+        inspector = inspector.join(" "),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    #[test]
+    fn the_banner_starts_the_server_on_the_database_it_was_given() {
+        let database = Database::Sqlite(PathBuf::from("/data/my reviews.db"));
+        let named = terminal_banner(&database, true);
+        assert!(
+            named.contains(r#""args":["--database","/data/my reviews.db"]"#),
+            "{named}"
+        );
+        assert!(
+            named.contains("inspector ") && named.contains(" --database '/data/my reviews.db'")
+        );
+        let default = terminal_banner(&database, false);
+        assert!(!default.contains("--database"), "{default}");
+    }
+
+    #[test]
+    fn shell_words_are_quoted_only_when_needed() {
+        assert_eq!(
+            shell_word("/usr/bin/movie-reviews-mcp"),
+            "/usr/bin/movie-reviews-mcp"
+        );
+        assert_eq!(shell_word("my file"), "'my file'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+    }
 }
