@@ -1,8 +1,9 @@
 //! Serving MCP over Streamable HTTP: rmcp's stateless service at `/mcp` (any replica can answer
 //! any request, so replicas behind a load balancer share nothing), `GET /healthz` (the process
 //! answers), `GET /readyz` (it can serve calls: its database answers, and it is not stopping),
-//! and, when authentication is on, the OAuth protected-resource metadata (RFC 9728). The command line's
-//! options are checked in [`settings`]; connections are accepted and timed in [`connections`].
+//! and, when authentication is on, the OAuth protected-resource metadata (RFC 9728). The command
+//! line's options are checked in [`settings`]; connections are accepted and timed in
+//! [`connections`]. `/metrics` is served on an address of its own (`--metrics-address`).
 //!
 //! One request to `/mcp` goes: the `Host` and `Origin` headers read strictly ([`head`]), then
 //! CORS ([`cors`]; a preflight is answered there), then the [`gate`]: the token (401 without a
