@@ -82,12 +82,12 @@ impl MovieReviews {
 
     /// A server over `store` with the tools `selection` chooses.
     pub fn serving(store: Store, selection: &Selection) -> Result<MovieReviews, ToolboxError> {
-        let router = tools::router(selection)?;
+        let (router, specs) = tools::served(selection)?;
         let instructions = instructions(|tool| router.has_route(tool));
         Ok(MovieReviews {
             store,
             tools: Arc::new(router),
-            specs: tools::specs(selection),
+            specs,
             instructions: Arc::from(instructions),
         })
     }

@@ -69,6 +69,13 @@ pub fn specs(selection: &Selection) -> ToolSpecs {
     toolbox().select(selection).specs()
 }
 
+/// The router and the specs of the tools `selection` chooses, from one assembly of them.
+pub fn served(selection: &Selection) -> Result<(ToolRouter<Store>, ToolSpecs), ToolboxError> {
+    let toolbox = toolbox().select(selection);
+    let specs = toolbox.specs();
+    Ok((toolbox.build()?, specs))
+}
+
 /// Each tool's name with the scope it declares (`None`: it declares none), in the toolbox's
 /// order. Over HTTP with authentication on, the server refuses to start while one has none.
 pub fn declared_scopes() -> Result<Vec<(String, Option<&'static str>)>, ToolboxError> {
