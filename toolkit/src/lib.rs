@@ -425,10 +425,10 @@
 
 #![forbid(unsafe_code)]
 
-/// The README's code compiles and runs, as a doctest.
+/// The framework guide's code (docs/framework.md) compiles and runs, as a doctest.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-struct ReadmeDoctests;
+#[doc = include_str!("../../docs/framework.md")]
+struct FrameworkGuideDoctests;
 
 mod error;
 mod parse;
