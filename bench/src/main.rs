@@ -288,7 +288,11 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
             calls.len(),
             args.in_flight
         );
+        let cpu_before = cpu_time(pid);
         let (connection, main_run) = pipelined(connection, &calls, args.in_flight)?;
+        let main_cpu = cpu_time(pid)
+            .zip(cpu_before)
+            .map(|(after, before)| after.saturating_sub(before));
         let serial_calls = workload(&ids, mix, args.calls.clamp(1, 2_000), 0xfeed);
         eprintln!("bench: {} calls, 1 in flight…", serial_calls.len());
         let (mut connection, serial_run) = pipelined(connection, &serial_calls, 1)?;
@@ -303,6 +307,7 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
             serial_calls,
             ping,
             peak_rss,
+            main_cpu,
         })
     })();
     let run = match outcome {
@@ -343,6 +348,7 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
         spawn_to_initialize: run.spawn_to_initialize,
         ping: run.ping,
         peak_rss: run.peak_rss,
+        main_cpu: run.main_cpu,
         main_run: run.main_run,
         serial_run: run.serial_run,
         store_run,
@@ -911,6 +917,16 @@ fn vm_hwm(pid: u32) -> Option<u64> {
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
+/// The CPU time the process has used so far, every thread's, user and system: fields 14 and
+/// 15 of `/proc/PID/stat`, in clock ticks of 10 ms (`USER_HZ` is 100 on Linux).
+fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name, field 2, is in parentheses and may hold spaces: count from after it.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
 /// What the runs against the server measured, and the connection, still open, they ran on.
 struct ServerRun {
     connection: Connection,
@@ -921,6 +937,7 @@ struct ServerRun {
     serial_calls: Vec<Call>,
     ping: Duration,
     peak_rss: Option<u64>,
+    main_cpu: Option<Duration>,
 }
 
 /// What one size's run measured.
@@ -935,6 +952,8 @@ struct Report {
     /// The p50 round trip of a `ping`.
     ping: Duration,
     peak_rss: Option<u64>,
+    /// The CPU time the server spent (every thread, user and system) during the main run.
+    main_cpu: Option<Duration>,
     main_run: RunResult,
     serial_run: RunResult,
     store_run: RunResult,
@@ -1028,6 +1047,14 @@ fn print_table(report: &Report) {
             kib as f64 / 1024.0
         )),
     );
+    if let Some(cpu) = report.main_cpu {
+        println!(
+            "server CPU with {} in flight: {:.0} µs per call ({:.2} s in all)",
+            report.in_flight,
+            cpu.as_secs_f64() * 1e6 / report.calls as f64,
+            cpu.as_secs_f64()
+        );
+    }
     println!();
     println!(
         "latency in µs  | {:>6} | {:>6} {:>6} {:>6} {:>7} | {:>6} | {:>6} | {:>6}",
