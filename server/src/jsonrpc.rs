@@ -29,9 +29,7 @@ use serde_json::{Map, Value, json};
 pub const MAX_DEPTH: usize = 64;
 
 /// A message rmcp can take.
-pub struct Incoming<'a> {
-    /// The message's text, made readable.
-    pub text: Cow<'a, [u8]>,
+pub struct Incoming {
     /// The message as JSON.
     pub json: Value,
     /// The message as rmcp reads it.
@@ -39,17 +37,17 @@ pub struct Incoming<'a> {
 }
 
 /// What to do with one message read.
-pub enum Read<'a> {
+pub enum Read<T> {
     /// Hand it to rmcp.
-    Forward(Box<Incoming<'a>>),
+    Forward(T),
     /// Answer it with this JSON-RPC error response; rmcp never sees it.
     Refuse(Value),
     /// A notification that cannot be read: drop it (notifications are never answered).
     Drop,
 }
 
-/// Reads one message; see the module's documentation.
-pub fn read(bytes: &[u8]) -> Read<'_> {
+/// Reads one message, as JSON and as rmcp reads it; see the module's documentation.
+pub fn read(bytes: &[u8]) -> Read<Box<Incoming>> {
     let text = make_readable(bytes);
     let json: Value = match serde_json::from_slice(&text) {
         Ok(json) => json,
@@ -59,17 +57,27 @@ pub fn read(bytes: &[u8]) -> Read<'_> {
         }
     };
     match ClientJsonRpcMessage::deserialize(&json) {
-        Ok(message) => Read::Forward(Box::new(Incoming {
-            text,
-            json,
-            message,
-        })),
+        Ok(message) => Read::Forward(Box::new(Incoming { json, message })),
         Err(_) => refuse(&json),
     }
 }
 
+/// Reads one message as rmcp reads it, as [`read`] does. A message rmcp can take is parsed once,
+/// straight into rmcp's types; only one it cannot take is read again as JSON, to say what is
+/// wrong with it.
+pub fn read_message(bytes: &[u8]) -> Read<ClientJsonRpcMessage> {
+    if let Ok(message) = serde_json::from_slice(&make_readable(bytes)) {
+        return Read::Forward(message);
+    }
+    match read(bytes) {
+        Read::Forward(incoming) => Read::Forward(incoming.message),
+        Read::Refuse(answer) => Read::Refuse(answer),
+        Read::Drop => Read::Drop,
+    }
+}
+
 /// The answer to a message rmcp cannot read, naming the first thing wrong with it.
-fn refuse(json: &Value) -> Read<'static> {
+fn refuse<T>(json: &Value) -> Read<T> {
     let Value::Object(message) = json else {
         let problem = if json.is_array() {
             "Invalid Request: batches are not supported; send one message at a time."

@@ -1,14 +1,16 @@
-//! Serving MCP on stdin and stdout ([`run`]): every line of stdin passes through here before
-//! rmcp parses it, and every line rmcp writes passes through here to stdout.
+//! Serving MCP on stdin and stdout ([`run`]): rmcp is served on a transport of this module's
+//! own, which hands it each message read from stdin already parsed and writes each message it
+//! sends to stdout, so a message is parsed once and serialised once.
 //!
-//! - Each line is read as one JSON-RPC message by [`jsonrpc::read`]: what rmcp could not read
-//!   is answered here, with the request's `id`, instead of rmcp's silence or an answer without
-//!   one. A blank line is skipped.
+//! - Each line is read as one JSON-RPC message by [`jsonrpc::read_message`]: what rmcp could
+//!   not read is answered here, with the request's `id`, instead of rmcp's silence or an
+//!   answer without one. A blank line is skipped.
 //! - A line longer than [`MAX_MESSAGE_BYTES`] is skipped as it arrives, so memory stays bounded,
 //!   and answered with Invalid Request (-32600).
 //! - At most [`MAX_IN_FLIGHT`] requests are read ahead of their answers (see [`in_flight`]):
 //!   a client that does not read its answers stops being read, and the server's memory stays
 //!   bounded whatever the client sends.
+//! - The answers waiting when stdout is free are written together, with one flush.
 //! - When stdin ends, every request already read is answered before the server exits.
 //! - When `shutdown` completes (SIGTERM or SIGINT), requests already sent are still read, then
 //!   reading stops as if stdin had ended; the server waits up to [`SHUTDOWN_DRAIN`] for their
@@ -19,18 +21,19 @@ mod in_flight;
 use std::future::Future;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
-use rmcp::model::{ClientNotification, JsonRpcMessage, RequestId};
-use rmcp::service::ServerInitializeError;
-use serde_json::Value;
-use tokio::io::{
-    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream,
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
 };
+use rmcp::service::ServerInitializeError;
+use rmcp::transport::Transport;
+use rmcp::{RoleServer, ServiceExt};
+use serde_json::Value;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::jsonrpc::{self, Incoming, Read};
+use crate::jsonrpc::{self, Read};
 use crate::{Error, MovieReviews};
 use in_flight::{Answered, InFlight, NotStarted};
 
@@ -43,8 +46,8 @@ pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// How much of an oversized line is kept to find the request's `id` in.
 const ID_SEARCH_BYTES: usize = 4096;
 
-/// Bytes buffered between these tasks and rmcp.
-const PIPE_BUFFER: usize = 64 * 1024;
+/// The capacity the line buffer keeps after an oversized line.
+const KEPT_CAPACITY: usize = 64 * 1024;
 
 /// How long reading goes on after a signal while requests keep arriving.
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(100);
@@ -52,7 +55,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_millis(100);
 /// How long after a signal the server waits for the answers to requests it has read.
 const SHUTDOWN_DRAIN: Duration = Duration::from_secs(10);
 
-/// Answers this module writes itself, waiting for their turn on stdout.
+/// Answers waiting for their turn on stdout, rmcp's and this module's own.
 const PENDING_ANSWERS: usize = 64;
 
 /// What the server reads requests from.
@@ -152,14 +155,19 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let store = server.store.clone();
-    let served = serve(server, pipes(input, output, shutdown)).await;
+    let (transport, flushed) = connect(input, output, shutdown);
+    let served = serve(server, transport, flushed).await;
     store.close().await;
     served
 }
 
-/// Serves `server` on `pipes` until rmcp stops, then waits until every answer is out.
-async fn serve(server: MovieReviews, pipes: Pipes) -> Result<(), Error> {
-    let served = match server.serve((pipes.input, pipes.output)).await {
+/// Serves `server` on `transport` until rmcp stops, then waits until every answer is out.
+async fn serve(
+    server: MovieReviews,
+    transport: Messages,
+    flushed: JoinHandle<()>,
+) -> Result<(), Error> {
+    let served = match server.serve(transport).await {
         Ok(running) => running.waiting().await.map(|reason| {
             tracing::info!(?reason, "stopped serving");
         }),
@@ -171,32 +179,23 @@ async fn serve(server: MovieReviews, pipes: Pipes) -> Result<(), Error> {
         }
         Err(error) => return Err(error.into()),
     };
-    // rmcp has closed its end; wait until every answer is on stdout.
-    let flushed = pipes.flushed.await;
+    // rmcp has dropped its end; wait until every answer is on stdout.
+    let flushed = flushed.await;
     served?;
     Ok(flushed?)
 }
 
-/// The two ends rmcp serves on, and the task that owns stdout.
-pub struct Pipes {
-    /// What rmcp reads: stdin's lines, made readable.
-    pub input: DuplexStream,
-    /// What rmcp writes, copied to stdout line by line.
-    pub output: DuplexStream,
-    /// Ends once rmcp's output and this module's answers are all on stdout.
-    pub flushed: JoinHandle<()>,
-}
-
-/// Connects rmcp to `input` and `output` through the filters the module describes.
-pub fn pipes<R, W, F>(input: R, output: W, shutdown: F) -> Pipes
+/// Starts the task that reads `input` and the one that writes `output`, and returns the
+/// transport rmcp serves on between them, and the writing task, which ends once every answer
+/// is on `output`.
+fn connect<R, W, F>(input: R, output: W, shutdown: F) -> (Messages, JoinHandle<()>)
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
     F: Future<Output = ()> + Send + 'static,
 {
-    let (rmcp_input, to_rmcp) = tokio::io::duplex(PIPE_BUFFER);
-    let (rmcp_output, from_rmcp) = tokio::io::duplex(PIPE_BUFFER);
-    let (answers, pending) = mpsc::channel(PENDING_ANSWERS);
+    let (to_rmcp, from_reader) = mpsc::channel(MAX_IN_FLIGHT);
+    let (answers, to_write) = mpsc::channel(PENDING_ANSWERS);
     let in_flight = InFlight::new();
     let signalled = CancellationToken::new();
     let signal = signalled.clone();
@@ -206,19 +205,17 @@ where
     });
     let reader = Reader {
         to_rmcp,
-        answers,
+        answers: answers.clone(),
         in_flight: in_flight.clone(),
         signalled: signalled.clone(),
     };
     tokio::spawn(reader.run(input));
-    let flushed = tokio::spawn(write_responses(
-        from_rmcp, pending, output, in_flight, signalled,
-    ));
-    Pipes {
-        input: rmcp_input,
-        output: rmcp_output,
-        flushed,
-    }
+    let flushed = tokio::spawn(write_answers(to_write, output, in_flight, signalled));
+    let transport = Messages {
+        incoming: from_reader,
+        answers,
+    };
+    (transport, flushed)
 }
 
 /// Completes [`SHUTDOWN_DRAIN`] after a signal: when the server stops waiting for answers.
@@ -229,16 +226,16 @@ async fn drain_deadline(signalled: &CancellationToken) {
 
 /// Reads stdin and hands rmcp what it can read.
 struct Reader {
-    to_rmcp: DuplexStream,
+    to_rmcp: mpsc::Sender<ClientJsonRpcMessage>,
     /// Answers this module writes itself.
-    answers: mpsc::Sender<Vec<u8>>,
+    answers: mpsc::Sender<Answer>,
     in_flight: InFlight,
     signalled: CancellationToken,
 }
 
 impl Reader {
     /// Reads until stdin ends (or, after a signal, until nothing more arrives), waits until
-    /// every request read has its answer on stdout, then closes rmcp's input. rmcp gives the
+    /// every request read has its answer on stdout, then ends rmcp's input. rmcp gives the
     /// requests it holds when its input ends only a few seconds before dropping their answers,
     /// so it hears of the end only once there are none left. After a signal the wait is
     /// bounded by [`SHUTDOWN_DRAIN`].
@@ -278,8 +275,8 @@ impl Reader {
             };
             let delivered = match read {
                 Ok(Line::Complete) if line.iter().all(u8::is_ascii_whitespace) => true,
-                Ok(Line::Complete) => match jsonrpc::read(&line) {
-                    Read::Forward(incoming) => self.forward(&incoming).await,
+                Ok(Line::Complete) => match jsonrpc::read_message(&line) {
+                    Read::Forward(message) => self.forward(message).await,
                     Read::Refuse(answer) => self.answer(&answer).await,
                     Read::Drop => true,
                 },
@@ -313,8 +310,8 @@ impl Reader {
 
     /// Hands one message to rmcp: a request once it has a slot (see [`in_flight`]); a
     /// cancellation is kept here instead. False once nothing more can be delivered.
-    async fn forward(&mut self, incoming: &Incoming<'_>) -> bool {
-        match &incoming.message {
+    async fn forward(&mut self, message: ClientJsonRpcMessage) -> bool {
+        match &message {
             JsonRpcMessage::Request(request) => {
                 match self.in_flight.start(request.id.clone()).await {
                     Ok(()) => {}
@@ -341,87 +338,114 @@ impl Reader {
             }
             JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_) => {}
         }
-        self.to_rmcp.write_all(&incoming.text).await.is_ok()
+        self.to_rmcp.send(message).await.is_ok()
     }
 
     /// Queues an answer of this module's own for stdout.
     async fn answer(&self, answer: &Value) -> bool {
-        self.answers.send(encode(answer)).await.is_ok()
+        let mut line = answer.to_string().into_bytes();
+        line.push(b'\n');
+        let answer = Answer {
+            line,
+            answers: None,
+        };
+        self.answers.send(answer).await.is_ok()
     }
 }
 
-/// Copies rmcp's output to `output` a whole line at a time, with this module's own answers
-/// between lines, flushing each; an answer to a cancelled request is left out. Once this ends,
-/// no more answers can be written: [`InFlight::close`].
-async fn write_responses<W: AsyncWrite + Unpin>(
-    from_rmcp: DuplexStream,
-    answers: mpsc::Receiver<Vec<u8>>,
+/// One line for stdout.
+struct Answer {
+    /// The message, with its newline.
+    line: Vec<u8>,
+    /// The request it answers, when it is rmcp's answer to one (this module's own answers are
+    /// to requests that never started).
+    answers: Option<RequestId>,
+}
+
+/// The transport rmcp serves on: the messages [`Reader`] read, already parsed, and a queue to
+/// the task that writes stdout. rmcp neither parses a line again nor goes through a pipe.
+struct Messages {
+    incoming: mpsc::Receiver<ClientJsonRpcMessage>,
+    answers: mpsc::Sender<Answer>,
+}
+
+impl Transport<RoleServer> for Messages {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        message: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), std::io::Error>> + Send + 'static {
+        let answers = match &message {
+            JsonRpcMessage::Response(response) => Some(response.id.clone()),
+            JsonRpcMessage::Error(error) => error.id.clone(),
+            JsonRpcMessage::Request(_) | JsonRpcMessage::Notification(_) => None,
+        };
+        let encoded = serde_json::to_vec(&message).map(|mut line| {
+            line.push(b'\n');
+            Answer { line, answers }
+        });
+        let queue = self.answers.clone();
+        async move {
+            queue
+                .send(encoded?)
+                .await
+                .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+        }
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<ClientJsonRpcMessage>> + Send {
+        self.incoming.recv()
+    }
+
+    async fn close(&mut self) -> Result<(), std::io::Error> {
+        self.incoming.close();
+        Ok(())
+    }
+}
+
+/// Writes the answers queued, rmcp's and this module's, to `output`: all those waiting at once,
+/// then a flush; an answer to a cancelled request is left out. Once this ends, no more answers
+/// can be written: [`InFlight::close`].
+async fn write_answers<W: AsyncWrite + Unpin>(
+    queue: mpsc::Receiver<Answer>,
     mut output: W,
     in_flight: InFlight,
     signalled: CancellationToken,
 ) {
     tokio::select! {
-        () = copy_responses(from_rmcp, answers, &mut output, &in_flight) => {}
+        () = copy_answers(queue, &mut output, &in_flight) => {}
         // A client that stopped reading must not keep the server from exiting.
         () = drain_deadline(&signalled) => {}
     }
     in_flight.close();
 }
 
-async fn copy_responses<W: AsyncWrite + Unpin>(
-    from_rmcp: DuplexStream,
-    mut answers: mpsc::Receiver<Vec<u8>>,
+async fn copy_answers<W: AsyncWrite + Unpin>(
+    mut queue: mpsc::Receiver<Answer>,
     output: &mut W,
     in_flight: &InFlight,
 ) {
-    let mut from_rmcp = BufReader::new(from_rmcp);
-    let mut line = Vec::new();
-    let (mut rmcp_open, mut answers_open) = (true, true);
-    while rmcp_open || answers_open {
-        // `read_until` keeps what it read if the other branch wins, so no output is lost.
-        let (bytes, answered) = tokio::select! {
-            read = from_rmcp.read_until(b'\n', &mut line), if rmcp_open => match read {
-                Ok(0) | Err(_) => {
-                    rmcp_open = false;
-                    continue;
-                }
-                Ok(_) => {
-                    let bytes = std::mem::take(&mut line);
-                    let answered = answered_id(&bytes).and_then(|id| in_flight.answer(&id));
-                    (bytes, answered)
-                }
-            },
-            answer = answers.recv(), if answers_open => match answer {
-                Some(bytes) => (bytes, None),
-                None => {
-                    answers_open = false;
-                    continue;
-                }
+    let mut waiting = Vec::with_capacity(MAX_IN_FLIGHT);
+    let mut bytes = Vec::new();
+    let mut written = Vec::with_capacity(MAX_IN_FLIGHT);
+    while queue.recv_many(&mut waiting, MAX_IN_FLIGHT).await > 0 {
+        for answer in waiting.drain(..) {
+            let answered = answer.answers.and_then(|id| in_flight.answer(&id));
+            if answered.as_ref().is_some_and(Answered::was_cancelled) {
+                continue;
             }
-        };
-        if answered.as_ref().is_some_and(Answered::was_cancelled) {
-            continue;
+            bytes.extend_from_slice(&answer.line);
+            written.push(answered);
         }
-        let written = output.write_all(&bytes).await;
-        if written.and(output.flush().await).is_err() {
+        let done = output.write_all(&bytes).await;
+        if done.and(output.flush().await).is_err() {
             return;
         }
-        // Only now, with the answer on stdout, is its request's slot free.
-        drop(answered);
+        bytes.clear();
+        // Only now, with the answers on stdout, are their requests' slots free.
+        written.clear();
     }
-}
-
-/// The id of the request a line of rmcp's output answers. The server sends no requests of its
-/// own, so every id rmcp writes is that of a response.
-fn answered_id(line: &[u8]) -> Option<RequestId> {
-    serde_json::from_value(jsonrpc::top_level_id(line)?).ok()
-}
-
-/// A message as one line of output.
-fn encode(message: &Value) -> Vec<u8> {
-    let mut line = message.to_string().into_bytes();
-    line.push(b'\n');
-    line
 }
 
 enum Line {
@@ -456,7 +480,7 @@ async fn read_line<R: AsyncBufRead + Unpin>(
         if !oversized && line.len() + taken > MAX_MESSAGE_BYTES + 1 {
             oversized = true;
             line.truncate(ID_SEARCH_BYTES);
-            line.shrink_to(PIPE_BUFFER);
+            line.shrink_to(KEPT_CAPACITY);
         }
         if !oversized {
             line.extend_from_slice(chunk);
@@ -494,7 +518,7 @@ mod tests {
             read_line(&mut input, &mut line).await,
             Ok(Line::Oversized)
         ));
-        assert!(line.capacity() <= MAX_MESSAGE_BYTES + PIPE_BUFFER);
+        assert!(line.capacity() <= MAX_MESSAGE_BYTES + KEPT_CAPACITY);
         line.clear();
         assert!(matches!(
             read_line(&mut input, &mut line).await,
