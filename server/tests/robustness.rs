@@ -4,6 +4,7 @@
 //! - hostile protocol input is answered as JSON-RPC prescribes or ignored, memory stays bounded,
 //!   and the next request is still answered;
 //! - several server processes writing and reading one file at once never fail and lose nothing;
+//! - writes sent together are committed together, and one that fails fails alone;
 //! - a server killed (SIGKILL) in the middle of writes leaves an intact file holding every write
 //!   it acknowledged;
 //! - a database that fails under a call gives the client only `Error: Something unexpected
@@ -459,6 +460,90 @@ fn concurrent_star_changes_each_answer_the_stars_they_saved() {
         "{wrong} of {CHANGES} star changes were answered with stars another call saved \
          (sent, answered): {answered:?}"
     );
+    session.stop_with_eof();
+}
+
+/// Writes sent together share a transaction (group commit); one that fails fails alone. A
+/// trigger of the test's own refuses every review of one movie; of creates sent at once for
+/// that movie and another, each of the first is refused and each of the second saved.
+#[test]
+fn writes_sent_together_commit_together_and_a_failing_one_fails_alone() {
+    const CREATES: usize = 32;
+    let dir = TempDir::new("group-commit");
+    let database = dir.path().join("group.db");
+    let mut session = Session::start(&database, dir.path());
+    let movies =
+        session.call_ok("movies_search", json!({"query": "", "limit": 2}))["items"].clone();
+    let (refused_movie, saved_movie) = (movies[0]["id"].clone(), movies[1]["id"].clone());
+    let author =
+        session.call_ok("authors_search", json!({"query": "", "limit": 1}))["items"][0]["id"]
+            .clone();
+    session.stop_with_eof();
+
+    let refused_id: Uuid = refused_movie.as_str().unwrap().parse().unwrap();
+    runtime().block_on(async {
+        let mut connection = connect(&database).await;
+        let trigger = format!(
+            "CREATE TRIGGER test_refuses_a_movie BEFORE INSERT ON reviews
+             WHEN NEW.movie_id = X'{}'
+             BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
+            refused_id.simple()
+        );
+        sqlx::raw_sql(sqlx::AssertSqlSafe(trigger))
+            .execute(&mut connection)
+            .await
+            .expect("create the trigger");
+        connection.close().await.expect("close");
+    });
+
+    let mut session = Session::start(&database, dir.path());
+    let before = |session: &mut Session, movie: &Value| {
+        session.call_ok("movies_get", json!({"movieId": movie}))["reviews"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    let (refused_before, saved_before) = (
+        before(&mut session, &refused_movie),
+        before(&mut session, &saved_movie),
+    );
+    let calls: Vec<(&str, Value)> = (0..CREATES)
+        .map(|index| {
+            let movie = if index % 2 == 0 {
+                &refused_movie
+            } else {
+                &saved_movie
+            };
+            (
+                "reviews_write",
+                json!({"movieId": movie, "authorId": author, "stars": index % 5 + 1}),
+            )
+        })
+        .collect();
+    let answers = session.pipeline(&calls);
+    let mut saved = BTreeSet::new();
+    for (index, answer) in answers.iter().enumerate() {
+        if index % 2 == 0 {
+            unexpected_reference(&answer["result"], dir.path());
+        } else {
+            let review = structured(answer, "a create beside refused ones");
+            saved.insert(review["id"].as_str().unwrap().to_owned());
+        }
+    }
+    assert_eq!(saved.len(), CREATES / 2);
+    let reviews = session.call_ok("movies_get", json!({"movieId": saved_movie}))["reviews"].clone();
+    let listed: BTreeSet<String> = reviews
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|review| review["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        saved.is_subset(&listed),
+        "every acknowledged create is saved"
+    );
+    assert_eq!(listed.len(), saved_before + CREATES / 2);
+    assert_eq!(before(&mut session, &refused_movie), refused_before);
     session.stop_with_eof();
 }
 

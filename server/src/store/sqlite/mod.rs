@@ -1,12 +1,12 @@
 //! The SQLite backend: a database file, opened with the settings a server needs and migrated
 //! with `migrations/sqlite`, answering the store's questions (see [`super::Store`]).
 //!
-//! Writes and migrations go through sqlx (`connections`); reads call SQLite directly through
-//! rusqlite on connections of their own (`readers`, which says why), and so does a load of a
-//! whole data set (`load`), which is millions of inserts.
+//! SQLite is called directly, through rusqlite: reads on connections of their own, on the thread
+//! that asks (`readers`, which says why), writes on one connection owned by a thread of its own
+//! that commits the writes queued together (`writer`), and a load of a whole data set (`load`),
+//! millions of inserts, on a connection of its own. Migrations are sqlx's.
 
 mod authors;
-mod connections;
 mod error;
 mod file;
 mod load;
@@ -15,14 +15,15 @@ mod rank;
 mod readers;
 mod reviews;
 mod search;
+mod writer;
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rusqlite::{Params, Row, ToSql};
-use sqlx::SqliteConnection;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
+use sqlx::{Connection as _, SqliteConnection};
 use tokio::runtime::{Handle, RuntimeFlavor};
 use uuid::Uuid;
 
@@ -30,19 +31,15 @@ use super::{
     AuthorRow, MovieRow, NewAuthor, NewMovie, NewReview, Progress, ReviewFilter, ReviewRow, Rows,
     StoreError,
 };
-use connections::{Connections, Pooled};
 use file::{FileChanged, FileId};
 use readers::Readers;
+use writer::Writer;
 
 pub(super) use error::is_damaged;
 
 /// How long a statement waits for another connection's write lock (another server process on
 /// the same file, say) before giving up with "database is locked".
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Writing connections at most: writes in this process take turns (see `connections`), so one
-/// is enough.
-const MAX_WRITERS: u32 = 1;
 
 /// Reading connections at most for quick reads: on the one-thread stdio runtime they take turns
 /// anyway; on HTTP's runtime each worker may be reading.
@@ -59,7 +56,7 @@ pub struct SqliteStore {
     /// The file `path` named when the store opened it; writes are refused once it names another
     /// or none (see [`SqliteStore::write`]).
     file: Option<FileId>,
-    connections: Arc<Connections>,
+    writer: Arc<Writer>,
     readers: Arc<Readers>,
     match_counts: Arc<super::match_counts::MatchCounts>,
 }
@@ -71,7 +68,7 @@ impl SqliteStore {
     /// WAL lets readers and a writer, in this process or another, work at once; the busy
     /// timeout makes a writer wait for another's lock instead of failing; `synchronous = FULL`
     /// makes each acknowledged write durable even if the machine loses power, at the cost of one
-    /// fsync per write transaction (writes here are single reviews, so the cost is small).
+    /// fsync per write transaction, which the writes queued at the time share (see [`writer`]).
     pub async fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         if let Some(folder) = path
             .parent()
@@ -91,21 +88,19 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Full)
             .busy_timeout(BUSY_TIMEOUT)
             .foreign_keys(true);
+        migrate(&options)
+            .await
+            .map_err(|error| error::at_open(path, error))?;
         let cores = std::thread::available_parallelism().map_or(1, |cores| cores.get());
         let long_readers =
             u32::try_from(cores).map_or(MAX_LONG_READERS, |cores| cores.clamp(1, MAX_LONG_READERS));
-        let mut store = SqliteStore {
+        Ok(SqliteStore {
             path: Arc::from(path),
-            file: None,
-            connections: Arc::new(Connections::new(options, MAX_WRITERS)),
+            file: FileId::of(path),
+            writer: Arc::new(Writer::start(path)?),
             readers: Arc::new(Readers::new(path, QUICK_READERS, long_readers)),
             match_counts: Arc::default(),
-        };
-        migrate(&store.connections)
-            .await
-            .map_err(|error| error::at_open(path, error))?;
-        store.file = FileId::of(path);
-        Ok(store)
+        })
     }
 
     /// Runs `read` on a reading connection, in one read transaction, on this thread: for reads
@@ -133,40 +128,27 @@ impl SqliteStore {
             .map(|exists| exists != 0)
     }
 
-    /// A connection for one store call that writes, once the other writes in this process are
-    /// done.
-    async fn writer(&self) -> Result<Pooled<'_>, StoreError> {
-        self.connections.get_for_writing().await
-    }
-
-    /// Runs `write`, one statement in autocommit mode, on the writing connection. The statement
-    /// must be stepped to its end (`fetch_all`, `execute`), not read for its first row only:
-    /// SQLite commits it, and reports a commit that fails (a full disk), at that last step, so a
-    /// statement read only for the one row a `RETURNING` gives would be acknowledged and lost.
-    /// A connection whose write failed is closed rather than reused (see [`Pooled::discard`]).
-    async fn write<T>(
+    /// Runs `write` on the writing connection and gives its value once it is committed (see
+    /// [`writer`]). Each statement must be stepped to its end (`read_rows`, `execute`), not read
+    /// for its first row only: SQLite applies a `RETURNING` statement's changes at that last
+    /// step.
+    async fn write<T: Send + 'static>(
         &self,
-        write: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, sqlx::Error>,
+        write: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T> + Send + 'static,
     ) -> Result<T, StoreError> {
-        let mut writer = self.writer().await?;
         self.check_file()?;
-        match write(&mut writer).await {
-            Ok(value) => Ok(value),
-            Err(error) => {
-                writer.discard();
-                Err(error.into())
-            }
-        }
+        self.writer.write(write).await
     }
 
-    /// The writing connections in use and idle.
+    /// The writing connection: (1, 0) while it writes, (0, 1) while it waits, (0, 0) when it is
+    /// not open.
     pub fn connections_in_use_and_idle(&self) -> (usize, usize) {
-        self.connections.in_use_and_idle()
+        self.writer.in_use_and_idle()
     }
 
-    /// From now on the writing connections refuse to write, as the readers always do.
+    /// From now on the writing connection refuses to write, as the readers always do.
     pub async fn refuse_writes(&self) -> Result<(), StoreError> {
-        self.connections.refuse_writes().await
+        self.writer.refuse_writes().await
     }
 
     /// Whether the file is still the one opened, and a reader answers `SELECT 1`.
@@ -202,9 +184,9 @@ impl SqliteStore {
         if holds_anything.map_err(|error| error::at_open(&self.path, error))? {
             return Ok(false);
         }
-        // Held, not used: the load writes through a connection of its own, but takes its turn
-        // among the writes, and `close` waits for it.
-        let _writer = self.writer().await?;
+        // The load writes through a connection of its own, but takes its turn among the writes,
+        // and `close` waits for it.
+        let _turn = self.writer.take_turn().await?;
         run_blocking(|| load::fill_if_empty(&self.path, movies, authors, reviews))
     }
 
@@ -217,16 +199,16 @@ impl SqliteStore {
         reviews: &[NewReview],
         progress: Progress<'_>,
     ) -> Result<(), StoreError> {
-        let _writer = self.writer().await?;
+        let _turn = self.writer.take_turn().await?;
         run_blocking(|| load::replace_all(&self.path, movies, authors, reviews, progress))
     }
 
     /// Waits for the calls in progress, then closes every connection, checkpointing the WAL
-    /// into the database file (the last connection to close does it, and that is a writing
+    /// into the database file (the last connection to close does it, and that is the writing
     /// one).
     pub async fn close(&self) {
         self.readers.close().await;
-        self.connections.close().await;
+        self.writer.close().await;
     }
 }
 
@@ -249,17 +231,19 @@ fn run_blocking<T>(work: impl FnOnce() -> T) -> T {
 /// race SQLite may also answer "database is locked" at once, where waiting could deadlock,
 /// instead of waiting out the busy timeout (seen in the robustness test of several processes
 /// on one new file).
-async fn migrate(connections: &Connections) -> Result<(), StoreError> {
+async fn migrate(options: &SqliteConnectOptions) -> Result<(), StoreError> {
     let migrator = sqlx::migrate!("../migrations/sqlite");
     let attempts = 2 * migrator.iter().count() + 2;
     let mut attempt = 1;
     loop {
-        let migrated = match connections.get().await {
-            Ok(mut connection) => migrator
-                .run(&mut *connection)
-                .await
-                .map_err(StoreError::from),
-            Err(error) => Err(error),
+        let migrated = match SqliteConnection::connect_with(options).await {
+            Ok(mut connection) => {
+                let migrated = migrator.run(&mut connection).await;
+                // Closed either way; a failure to close after migrating changes nothing saved.
+                let _ = connection.close().await;
+                migrated.map_err(StoreError::from)
+            }
+            Err(error) => Err(StoreError::from(error)),
         };
         match migrated {
             Ok(()) => return Ok(()),
@@ -321,6 +305,12 @@ fn read_page<T: TableRow>(
         None => count()?,
     };
     Ok(Rows { items, total })
+}
+
+/// Runs a statement without parameters or rows (`BEGIN`, `COMMIT`), prepared once per
+/// connection.
+fn run_statement(connection: &rusqlite::Connection, sql: &str) -> rusqlite::Result<()> {
+    connection.prepare_cached(sql)?.execute([]).map(drop)
 }
 
 /// Runs a statement that returns one number.

@@ -10,8 +10,8 @@
 //! with the data (searches, pages far in) are handed to a blocking thread instead, so that one
 //! long read does not hold up every call behind it on stdio's one thread.
 //!
-//! Writes stay on sqlx's connections: a write waits for an fsync, which must not stop the
-//! thread that reads requests.
+//! Writes are made on a thread of their own (`writer`): a write waits for an fsync, which must
+//! not stop the thread that reads requests.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::Semaphore;
 
-use super::{BUSY_TIMEOUT, StoreError, run_blocking};
+use super::{BUSY_TIMEOUT, StoreError, run_blocking, run_statement};
 
 /// Statements each connection keeps prepared: every read statement the store makes (about 30),
 /// and one per length of a list of movie or author ids (pages hold at most 50).
@@ -164,13 +164,20 @@ fn open(path: &Path) -> Result<Connection, StoreError> {
     Ok(connection)
 }
 
-/// Runs `read` in one read transaction.
+/// Runs `read` in one read transaction. The transaction's statements are prepared once per
+/// connection, like every other.
 fn in_transaction<T>(
     connection: &Connection,
     read: impl FnOnce(&Connection) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<T> {
-    let transaction = connection.unchecked_transaction()?;
-    let value = read(&transaction)?;
-    transaction.commit()?;
-    Ok(value)
+    run_statement(connection, "BEGIN")?;
+    let value = read(connection).and_then(|value| {
+        run_statement(connection, "COMMIT")?;
+        Ok(value)
+    });
+    if value.is_err() && !connection.is_autocommit() {
+        // The connection goes back to the idle ones: with no transaction left open.
+        run_statement(connection, "ROLLBACK")?;
+    }
+    value
 }

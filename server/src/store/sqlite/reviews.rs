@@ -1,9 +1,7 @@
 //! The `reviews` table: pages in review order (movie title, author last name, first name, id),
 //! the reviews of a set of movies or authors, and writes.
 
-use rusqlite::Row;
-use sqlx::sqlite::SqliteRow;
-use sqlx::{FromRow, Row as _};
+use rusqlite::{Row, params};
 use uuid::Uuid;
 
 use super::{
@@ -32,21 +30,6 @@ impl TableRow for ReviewRow {
 
     fn id(&self) -> Uuid {
         self.id
-    }
-}
-
-/// A review a write returns (`RETURNING` the same columns, read through sqlx).
-impl FromRow<'_, SqliteRow> for ReviewRow {
-    fn from_row(row: &SqliteRow) -> Result<ReviewRow, sqlx::Error> {
-        Ok(ReviewRow {
-            id: row.try_get(0)?,
-            stars: row.try_get(1)?,
-            movie_id: row.try_get(2)?,
-            movie_title: row.try_get(3)?,
-            author_id: row.try_get(4)?,
-            author_first_name: row.try_get(5)?,
-            author_last_name: row.try_get(6)?,
-        })
     }
 }
 
@@ -140,15 +123,12 @@ impl SqliteStore {
     /// author is gone.
     pub async fn create_review(&self, review: &NewReview) -> Result<Option<ReviewRow>, StoreError> {
         let sql = format!("{INSERT_REVIEW} RETURNING {REVIEW_COLUMNS}");
-        self.write(async |connection| {
-            sqlx::query_as(sqlx::AssertSqlSafe(sql))
-                .bind(review.id)
-                .bind(review.movie_id)
-                .bind(review.author_id)
-                .bind(review.stars)
-                .fetch_all(connection)
-                .await
-                .map(|mut saved| saved.pop())
+        let values = (review.id, review.movie_id, review.author_id, review.stars);
+        self.write(move |connection| {
+            let (id, movie_id, author_id, stars) = values;
+            let mut saved: Vec<ReviewRow> =
+                read_rows(connection, &sql, params![id, movie_id, author_id, stars])?;
+            Ok(saved.pop())
         })
         .await
     }
@@ -160,28 +140,22 @@ impl SqliteStore {
         stars: u8,
     ) -> Result<Option<ReviewRow>, StoreError> {
         let sql = format!("UPDATE reviews SET stars = ?2 WHERE id = ?1 RETURNING {REVIEW_COLUMNS}");
-        self.write(async |connection| {
-            sqlx::query_as(sqlx::AssertSqlSafe(sql))
-                .bind(id)
-                .bind(stars)
-                .fetch_all(connection)
-                .await
-                .map(|mut saved| saved.pop())
+        self.write(move |connection| {
+            let mut saved: Vec<ReviewRow> = read_rows(connection, &sql, params![id, stars])?;
+            Ok(saved.pop())
         })
         .await
     }
 
     /// Deletes a review; false when no review has this id.
     pub async fn delete_review(&self, id: Uuid) -> Result<bool, StoreError> {
-        let deleted = self
-            .write(async |connection| {
-                sqlx::query("DELETE FROM reviews WHERE id = ?1")
-                    .bind(id)
-                    .execute(connection)
-                    .await
-            })
-            .await?;
-        Ok(deleted.rows_affected() > 0)
+        self.write(move |connection| {
+            let deleted = connection
+                .prepare_cached("DELETE FROM reviews WHERE id = ?1")?
+                .execute([id])?;
+            Ok(deleted > 0)
+        })
+        .await
     }
 }
 

@@ -1,0 +1,392 @@
+//! The store's writing connection: one SQLite connection, owned by a thread of its own, that
+//! makes every write of this process, committing together the writes that queue up meanwhile
+//! (group commit).
+//!
+//! A write is a closure run on that connection. The thread takes every write waiting, runs
+//! them in one transaction, each inside a savepoint of its own, and commits once: one fsync
+//! (`synchronous = FULL`) for the lot, where each write alone would wait for its own. A write
+//! that fails is rolled back to its savepoint and fails alone; its neighbours commit. Each is
+//! answered only after the commit that holds it is durable, or with the commit's error, so
+//! nothing is acknowledged that could still be lost. While one transaction commits, the next
+//! writes queue up, so the busier the server, the more each fsync carries.
+//!
+//! sqlx would hand every statement to a connection thread and its answer back through channels;
+//! here a write crosses threads once each way.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
+use std::thread::JoinHandle;
+
+use rusqlite::{Connection, OpenFlags};
+use tokio::sync::oneshot;
+
+use super::{BUSY_TIMEOUT, StoreError, run_statement};
+
+/// Writes committed together at most, so that one transaction never grows without bound
+/// while writes keep arriving.
+const MAX_BATCH: usize = 256;
+
+/// Statements the writing connection keeps prepared: the few writes the store makes, and the
+/// transaction's own.
+const PREPARED_STATEMENTS: usize = 32;
+
+/// The writing thread, and the way to send it work.
+pub(super) struct Writer {
+    queue: mpsc::Sender<Message>,
+    state: Arc<AtomicU8>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// What the writing connection is doing, for the metrics.
+const CLOSED: u8 = 0;
+const IDLE: u8 = 1;
+const WRITING: u8 = 2;
+
+enum Message {
+    Write(Write),
+    /// Wait, writing nothing, until the receiver's sender is dropped: someone else writes
+    /// meanwhile (a load, through a connection of its own). The first sender says the wait
+    /// has begun.
+    Pause(oneshot::Sender<()>, oneshot::Receiver<()>),
+    /// From now on, refuse every write (`query_only`).
+    RefuseWrites(oneshot::Sender<Result<(), StoreError>>),
+    /// Close the connection, which checkpoints the write-ahead log, and end the thread.
+    Close,
+}
+
+/// One write, waiting for its turn, then for its transaction's commit.
+type Write = Box<dyn Job>;
+
+trait Job: Send {
+    /// Runs the write on the connection, inside its savepoint; false if it failed.
+    fn run(&mut self, connection: &Connection) -> bool;
+    /// Answers the caller once the transaction is over: `error` is the commit's, or what kept
+    /// the write from running.
+    fn answer(self: Box<Self>, error: Option<&rusqlite::Error>);
+}
+
+/// A write of a value of type `T`, as [`Writer::write`] queues it.
+struct Pending<T, F> {
+    write: Option<F>,
+    outcome: Option<rusqlite::Result<T>>,
+    caller: oneshot::Sender<Result<T, StoreError>>,
+}
+
+impl<T, F> Job for Pending<T, F>
+where
+    T: Send,
+    F: FnOnce(&Connection) -> rusqlite::Result<T> + Send,
+{
+    fn run(&mut self, connection: &Connection) -> bool {
+        let Some(write) = self.write.take() else {
+            return false;
+        };
+        let outcome = write(connection);
+        let succeeded = outcome.is_ok();
+        self.outcome = Some(outcome);
+        succeeded
+    }
+
+    fn answer(self: Box<Self>, error: Option<&rusqlite::Error>) {
+        let answer = match (self.outcome, error) {
+            // A write's own failure is its answer, whatever became of the transaction.
+            (Some(Err(own)), _) => Err(StoreError::from(own)),
+            (Some(Ok(value)), None) => Ok(value),
+            (_, Some(error)) => Err(StoreError::from(copy_error(error))),
+            (None, None) => Err(StoreError::failed("the write was never run")),
+        };
+        // The caller may have stopped waiting (a cancelled request): the write stands all the
+        // same.
+        let _ = self.caller.send(answer);
+    }
+}
+
+/// Given back when a load has taken its turn among the writes; the writes go on when it is
+/// dropped.
+pub(super) struct Turn {
+    _resume: oneshot::Sender<()>,
+}
+
+impl Writer {
+    /// Starts the writing thread for the database at `path`, which exists and is migrated. The
+    /// connection is opened on the first write.
+    pub(super) fn start(path: &Path) -> Result<Writer, StoreError> {
+        let (queue, messages) = mpsc::channel();
+        let state = Arc::new(AtomicU8::new(CLOSED));
+        let mut thread = WriterThread {
+            path: path.to_owned(),
+            connection: None,
+            refuse_writes: false,
+            state: Arc::clone(&state),
+        };
+        let thread = std::thread::Builder::new()
+            .name("sqlite-writer".to_owned())
+            .spawn(move || thread.run(&messages))
+            .map_err(|error| {
+                StoreError::failed(format!(
+                    "cannot start the database's writing thread: {error}"
+                ))
+            })?;
+        Ok(Writer {
+            queue,
+            state,
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    /// Runs `write` on the writing connection, in the next transaction, and gives its value once
+    /// that transaction is committed. `write` must step each statement to its end (SQLite
+    /// applies a `RETURNING` statement's changes only then).
+    pub(super) async fn write<T: Send + 'static>(
+        &self,
+        write: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let (caller, answered) = oneshot::channel();
+        let write = Box::new(Pending {
+            write: Some(write),
+            outcome: None,
+            caller,
+        });
+        self.send(Message::Write(write))?;
+        answered.await.map_err(|_| stopped())?
+    }
+
+    /// Waits for the writes queued before, then holds the writes back until the [`Turn`] is
+    /// dropped: for a load, which writes through a connection of its own.
+    pub(super) async fn take_turn(&self) -> Result<Turn, StoreError> {
+        let (paused, pausing) = oneshot::channel();
+        let (resume, waiting) = oneshot::channel();
+        self.send(Message::Pause(paused, waiting))?;
+        pausing.await.map_err(|_| stopped())?;
+        Ok(Turn { _resume: resume })
+    }
+
+    /// From now on every write is refused (`query_only`), once the writes queued before are
+    /// done.
+    pub(super) async fn refuse_writes(&self) -> Result<(), StoreError> {
+        let (done, answered) = oneshot::channel();
+        self.send(Message::RefuseWrites(done))?;
+        answered.await.map_err(|_| stopped())?
+    }
+
+    /// Whether the connection is writing (1, 0) or open and waiting (0, 1); (0, 0) when not
+    /// open.
+    pub(super) fn in_use_and_idle(&self) -> (usize, usize) {
+        match self.state.load(Ordering::Relaxed) {
+            WRITING => (1, 0),
+            IDLE => (0, 1),
+            _ => (0, 0),
+        }
+    }
+
+    /// Waits for the writes queued, then closes the connection (checkpointing the write-ahead
+    /// log when it is the last one open) and ends the thread. Later writes fail with
+    /// [`StoreError::Closed`].
+    pub(super) async fn close(&self) {
+        let thread = self
+            .thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let Some(thread) = thread else { return };
+        if self.queue.send(Message::Close).is_err() {
+            return;
+        }
+        // Joining blocks until the queued writes are done: on a blocking thread, not the
+        // runtime's.
+        let joined = tokio::task::spawn_blocking(move || thread.join()).await;
+        if !matches!(joined, Ok(Ok(()))) {
+            tracing::warn!("the database's writing thread did not end cleanly");
+        }
+    }
+
+    fn send(&self, message: Message) -> Result<(), StoreError> {
+        self.queue.send(message).map_err(|_| StoreError::Closed)
+    }
+}
+
+/// The error when the writing thread is gone without answering: it ended on a panic.
+fn stopped() -> StoreError {
+    StoreError::failed("the database's writing thread stopped")
+}
+
+/// A copy of a commit's error, for each write the commit held. SQLite's own errors are copied
+/// exactly; any other becomes a generic SQLite error with the same text.
+fn copy_error(error: &rusqlite::Error) -> rusqlite::Error {
+    match error {
+        rusqlite::Error::SqliteFailure(code, message) => {
+            rusqlite::Error::SqliteFailure(*code, message.clone())
+        }
+        other => rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ERROR),
+            Some(other.to_string()),
+        ),
+    }
+}
+
+/// What the writing thread owns.
+struct WriterThread {
+    path: PathBuf,
+    /// Opened on the first write; closed after a transaction fails, so that the next starts on
+    /// a fresh connection rather than on one whose state after the failure no one has checked.
+    connection: Option<Connection>,
+    refuse_writes: bool,
+    state: Arc<AtomicU8>,
+}
+
+impl WriterThread {
+    fn run(&mut self, messages: &mpsc::Receiver<Message>) {
+        let mut next = None;
+        loop {
+            let message = match next.take() {
+                Some(message) => message,
+                None => match messages.recv() {
+                    Ok(message) => message,
+                    // Every sender is gone: the store was dropped without `close`.
+                    Err(_) => break,
+                },
+            };
+            match message {
+                Message::Write(write) => {
+                    let mut batch = vec![write];
+                    while batch.len() < MAX_BATCH {
+                        match messages.try_recv() {
+                            Ok(Message::Write(write)) => batch.push(write),
+                            Ok(other) => {
+                                next = Some(other);
+                                break;
+                            }
+                            Err(_) => break,
+                        }
+                    }
+                    self.state.store(WRITING, Ordering::Relaxed);
+                    self.commit(batch);
+                    self.set_idle();
+                }
+                Message::Pause(paused, resume) => {
+                    self.state.store(WRITING, Ordering::Relaxed);
+                    if paused.send(()).is_ok() {
+                        // Ends when the turn is given back (its sender dropped).
+                        let _ = resume.blocking_recv();
+                    }
+                    self.set_idle();
+                }
+                Message::RefuseWrites(done) => {
+                    self.refuse_writes = true;
+                    let refused = match &self.connection {
+                        Some(connection) => connection
+                            .pragma_update(None, "query_only", true)
+                            .map_err(StoreError::from),
+                        None => Ok(()),
+                    };
+                    let _ = done.send(refused);
+                }
+                Message::Close => break,
+            }
+        }
+        self.close_connection();
+    }
+
+    fn set_idle(&self) {
+        let state = if self.connection.is_some() {
+            IDLE
+        } else {
+            CLOSED
+        };
+        self.state.store(state, Ordering::Relaxed);
+    }
+
+    /// Runs `batch` in one transaction, each write in a savepoint, commits, and answers each.
+    fn commit(&mut self, mut batch: Vec<Write>) {
+        let connection = match self.connection() {
+            Ok(connection) => connection,
+            Err(error) => return answer_all(batch, Some(&error)),
+        };
+        if let Err(error) = run_statement(connection, "BEGIN IMMEDIATE") {
+            return answer_all(batch, Some(&error));
+        }
+        let mut failed = None;
+        for write in &mut batch {
+            if let Err(error) = run_in_savepoint(connection, write.as_mut()) {
+                failed = Some(error);
+                break;
+            }
+        }
+        let committed = match failed {
+            Some(error) => Err(error),
+            None => run_statement(connection, "COMMIT"),
+        };
+        if let Err(error) = &committed {
+            tracing::warn!(%error, "a write transaction failed; none of its writes was saved");
+            if !connection.is_autocommit() {
+                let _ = connection.execute_batch("ROLLBACK");
+            }
+            self.close_connection();
+        }
+        answer_all(batch, committed.err().as_ref());
+    }
+
+    /// The open connection, or a new one.
+    fn connection(&mut self) -> Result<&Connection, rusqlite::Error> {
+        if self.connection.is_none() {
+            self.connection = Some(open(&self.path, self.refuse_writes)?);
+        }
+        // Set just above when it was not.
+        Ok(self.connection.as_ref().unwrap_or_else(|| unreachable!()))
+    }
+
+    fn close_connection(&mut self) {
+        if let Some(connection) = self.connection.take()
+            && let Err((_, error)) = connection.close()
+        {
+            tracing::warn!(%error, "closing the database's writing connection failed");
+        }
+        self.state.store(CLOSED, Ordering::Relaxed);
+    }
+}
+
+/// Runs `write` inside a savepoint of its own, rolled back if the write fails. An error here
+/// is the transaction's: some failures (a full disk, an I/O error) roll back the whole
+/// transaction, and with it the writes before this one.
+fn run_in_savepoint(connection: &Connection, write: &mut dyn Job) -> rusqlite::Result<()> {
+    run_statement(connection, "SAVEPOINT write")?;
+    if write.run(connection) {
+        run_statement(connection, "RELEASE write")?;
+    } else {
+        run_statement(connection, "ROLLBACK TO write")?;
+        run_statement(connection, "RELEASE write")?;
+    }
+    if connection.is_autocommit() {
+        return Err(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ABORT),
+            Some("the transaction was rolled back after a write failed".to_owned()),
+        ));
+    }
+    Ok(())
+}
+
+/// Answers every write of `batch` with `error`, the transaction's, if any.
+fn answer_all(batch: Vec<Write>, error: Option<&rusqlite::Error>) {
+    for write in batch {
+        write.answer(error);
+    }
+}
+
+/// Opens the writing connection with the settings every write relies on: WAL, so that readers
+/// in this process and others work beside it; `synchronous = FULL`, so that a committed write
+/// survives losing power; the busy timeout, so that a write waits for another process's lock;
+/// and foreign keys.
+fn open(path: &Path, refuse_writes: bool) -> rusqlite::Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let connection = Connection::open_with_flags(path, flags)?;
+    connection.busy_timeout(BUSY_TIMEOUT)?;
+    connection.pragma_update(None, "journal_mode", "WAL")?;
+    connection.pragma_update(None, "synchronous", "FULL")?;
+    connection.pragma_update(None, "foreign_keys", true)?;
+    if refuse_writes {
+        connection.pragma_update(None, "query_only", true)?;
+    }
+    connection.set_prepared_statement_cache_capacity(PREPARED_STATEMENTS);
+    Ok(connection)
+}
