@@ -7,17 +7,34 @@ use std::time::Instant;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
-    ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest,
+    CustomResult, DiscoverResult, ErrorCode, Implementation, ListToolsResult, MetaObject,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::Value;
 use toolkit::{Selection, ToolSpecs, ToolboxError};
 
 use crate::metrics::{Outcome, metrics};
 use crate::store::Store;
 use crate::tools;
+
+/// How long a client may reuse the tool list and the discovery result (MCP's `ttlMs`): an
+/// hour. Both are fixed while the server runs: its tools are chosen at start-up and it never
+/// sends `notifications/tools/list_changed`. They change only when it is restarted with other
+/// `--tools`, `--read-only` or another version; the hint is one of freshness, not a promise,
+/// and a client that then calls a tool no longer served is told so, so an hour bounds how long
+/// a client may go on offering it without costing a request per turn.
+const LISTS_FRESH_FOR_MS: u64 = 60 * 60 * 1000;
+
+/// Who may share a cached tool list or discovery result (MCP's `cacheScope`): anyone. Neither
+/// depends on the caller: over HTTP a token's scopes decide which tools it may call, not which
+/// are listed.
+const LISTS_CACHE_SCOPE: CacheScope = CacheScope::Public;
+
+/// The `_meta` key under which a result names the server that gave it.
+const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
 /// What each tool lets a model do, in the words the server's instructions use.
 const ABILITIES: [(&str, &str); 6] = [
@@ -72,6 +89,13 @@ pub struct MovieReviews {
     /// What the tools served declare: the HTTP layer reads their scopes.
     pub(crate) specs: ToolSpecs,
     instructions: Arc<str>,
+    /// This server's name, title and version, as every result's `_meta` carries it.
+    identity: Arc<Value>,
+}
+
+/// This server's name, title and version.
+fn implementation() -> Implementation {
+    Implementation::new("movie-reviews-mcp", env!("CARGO_PKG_VERSION")).with_title("Movie reviews")
 }
 
 impl MovieReviews {
@@ -84,22 +108,31 @@ impl MovieReviews {
     pub fn serving(store: Store, selection: &Selection) -> Result<MovieReviews, ToolboxError> {
         let (router, specs) = tools::served(selection)?;
         let instructions = instructions(|tool| router.has_route(tool));
+        // An `Implementation` is plain strings: it always serialises.
+        let identity = serde_json::to_value(implementation()).unwrap_or_default();
         Ok(MovieReviews {
             store,
             tools: Arc::new(router),
             specs,
             instructions: Arc::from(instructions),
+            identity: Arc::new(identity),
         })
+    }
+
+    /// `meta` with this server's identity added: MCP asks a server to name itself in every
+    /// result's `_meta`, so that a client without a session (no `initialize`) still learns who
+    /// answered.
+    fn identified(&self, meta: &mut Option<MetaObject>) {
+        meta.get_or_insert_default()
+            .0
+            .insert(SERVER_INFO_KEY.to_owned(), Value::clone(&self.identity));
     }
 }
 
 impl ServerHandler for MovieReviews {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(
-                Implementation::new("movie-reviews-mcp", env!("CARGO_PKG_VERSION"))
-                    .with_title("Movie reviews"),
-            )
+            .with_server_info(implementation())
             .with_instructions(self.instructions.to_string())
     }
 
@@ -108,7 +141,21 @@ impl ServerHandler for MovieReviews {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.list_all()))
+        let mut result = ListToolsResult::with_all_items(self.tools.list_all())
+            .with_ttl_ms(LISTS_FRESH_FOR_MS)
+            .with_cache_scope(LISTS_CACHE_SCOPE);
+        self.identified(&mut result.meta);
+        Ok(result)
+    }
+
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let versions = self.supported_protocol_versions().into_owned();
+        Ok(DiscoverResult::from_server_info(versions, self.get_info())
+            .with_ttl_ms(LISTS_FRESH_FOR_MS)
+            .with_cache_scope(LISTS_CACHE_SCOPE))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -122,10 +169,13 @@ impl ServerHandler for MovieReviews {
     ) -> Result<CallToolResponse, ErrorData> {
         let tool = request.name.clone();
         let started = Instant::now();
-        let answer = self
+        let mut answer = self
             .tools
             .call(ToolCallContext::new(&self.store, request, context))
             .await;
+        if let Ok(CallToolResponse::Complete(result)) = &mut answer {
+            self.identified(&mut result.meta);
+        }
         // Only the tools served are counted: each name a client made up would be a new series.
         if let Ok(CallToolResponse::Complete(result)) = &answer
             && self.tools.has_route(&tool)
@@ -148,7 +198,8 @@ impl ServerHandler for MovieReviews {
             let message = format!("Method not found: {}", request.method);
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None));
         }
-        let result = toolkit::unreadable_call(&self.tools, request.params.as_ref())?;
+        let mut result = toolkit::unreadable_call(&self.tools, request.params.as_ref())?;
+        self.identified(&mut result.meta);
         serde_json::to_value(result)
             .map(CustomResult)
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))
