@@ -120,9 +120,15 @@ fn write(
 }
 
 /// The id of the first item a search tool lists.
+/// The id of the first item `tool` lists that has reviews: the rounds change and delete them.
 fn first_id(session: &mut Session, tool: &str) -> String {
-    let page = session.call_ok(tool, json!({"limit": 1}));
-    id_of(&page["items"][0])
+    let page = session.call_ok(tool, json!({"limit": 50}));
+    let items = page["items"].as_array().expect("items");
+    let reviewed = items
+        .iter()
+        .find(|item| item["reviewCount"].as_u64() > Some(0))
+        .expect("an item with reviews on the first page");
+    id_of(reviewed)
 }
 
 fn id_of(item: &Value) -> String {
