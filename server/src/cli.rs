@@ -124,6 +124,13 @@ pub enum Command {
     },
     /// Prints the tools/list result as JSON.
     Tools,
+    /// Writes this binary as an MCP Bundle (.mcpb), which Claude Desktop installs with one
+    /// click; --read-only and --tools given here are kept in the bundle's command line.
+    Bundle {
+        /// Where to write the bundle.
+        #[arg(long, value_name = "PATH", default_value = "movie-reviews-mcp.mcpb")]
+        output: PathBuf,
+    },
     /// Mints a bearer token for an HTTP client: prints the token, and the line to add to the
     /// tokens file (which holds the token's SHA-256, never the token).
     Token {

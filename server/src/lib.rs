@@ -16,6 +16,7 @@
 #![forbid(unsafe_code)]
 
 pub mod auth;
+pub mod bundle;
 pub mod cli;
 pub mod demo;
 pub mod http;
@@ -126,6 +127,15 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
         }
         Some(Command::Token { scopes }) => {
             auth::tokens::print_new(&scopes, &tools::specs(&Selection::default()).scopes())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Bundle { output }) => {
+            let tools = router(&selection)?.list_all();
+            bundle::write(&output, &tools, &selection)?;
+            eprintln!(
+                "Wrote {}: open it with Claude Desktop to install the server.",
+                output.display()
+            );
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Tools) => {
