@@ -2,8 +2,8 @@
 //! machine and every release, because the generator is a fixed algorithm (SplitMix64) over
 //! fixed word lists, not a library whose output may change.
 //!
-//! Titles take the shapes film titles take ("The Silent River", "Summer in Lisbon", "Night of
-//! the Wolf"), authors have first and last names, reviews have 1 to 5 stars. So that every promise of the tools shows in the
+//! Titles are company catch-phrases ("Assimilated global infrastructure"), authors have first
+//! and last names, reviews have 1 to 5 stars. So that every promise of the tools shows in the
 //! data, the set also holds accented titles and names, remakes (a title twice), two authors
 //! with one name, titles that differ only in case or in `_`/`%`, movies and authors without
 //! reviews, and averages that land exactly on a .x5 midpoint.
@@ -40,152 +40,159 @@ pub struct DataSet {
     pub reviews: Vec<NewReview>,
 }
 
-/// Words film titles are made of. Everyday words ("the", "night", "love") find movies.
 const ADJECTIVES: &[&str] = &[
-    "Silent",
-    "Last",
-    "Broken",
-    "Golden",
-    "Lost",
-    "Hidden",
-    "Dark",
-    "Wild",
-    "Quiet",
-    "Burning",
-    "Frozen",
-    "Secret",
-    "Little",
-    "Long",
-    "Crimson",
-    "Distant",
-    "Final",
-    "Eternal",
-    "Forgotten",
-    "Endless",
-    "Hollow",
-    "Savage",
-    "Gentle",
-    "Restless",
-    "Bitter",
-    "Sweet",
-    "Electric",
-    "Velvet",
-    "Scarlet",
-    "Lonely",
-    "Northern",
-    "Blue",
-    "Second",
-    "Invisible",
-    "Perfect",
-    "Strange",
-    "Beautiful",
-    "Green",
-    "Midnight",
-    "Summer",
+    "Assimilated",
+    "Automated",
+    "Balanced",
+    "Centralized",
+    "Configurable",
+    "Cross-platform",
+    "Customizable",
+    "Decentralized",
+    "Devolved",
+    "Distributed",
+    "Enhanced",
+    "Ergonomic",
+    "Expanded",
+    "Extended",
+    "Focused",
+    "Fundamental",
+    "Horizontal",
+    "Implemented",
+    "Innovative",
+    "Integrated",
+    "Intuitive",
+    "Managed",
+    "Monitored",
+    "Multi-layered",
+    "Networked",
+    "Open-architected",
+    "Optimized",
+    "Organic",
+    "Persistent",
+    "Proactive",
+    "Programmable",
+    "Quality-focused",
+    "Reactive",
+    "Realigned",
+    "Reduced",
+    "Robust",
+    "Seamless",
+    "Secured",
+    "Streamlined",
+    "Switchable",
+    "Synchronized",
+    "Total",
+    "Universal",
+    "Upgradable",
+    "User-centric",
+    "Versatile",
+    "Virtual",
+    "Visionary",
+];
+
+const DESCRIPTORS: &[&str] = &[
+    "24/7",
+    "asymmetric",
+    "asynchronous",
+    "bottom-line",
+    "client-driven",
+    "coherent",
+    "composite",
+    "context-sensitive",
+    "dedicated",
+    "directional",
+    "dynamic",
+    "executive",
+    "explicit",
+    "fresh-thinking",
+    "global",
+    "heuristic",
+    "high-level",
+    "holistic",
+    "homogeneous",
+    "hybrid",
+    "impactful",
+    "incremental",
+    "interactive",
+    "local",
+    "logistical",
+    "mission-critical",
+    "mobile",
+    "modular",
+    "motivating",
+    "multimedia",
+    "national",
+    "neutral",
+    "optimal",
+    "radical",
+    "real-time",
+    "regional",
+    "scalable",
+    "static",
+    "systematic",
+    "tangible",
+    "tertiary",
+    "uniform",
+    "value-added",
+    "zero-defect",
 ];
 
 const NOUNS: &[&str] = &[
-    "Night",
-    "Love",
-    "River",
-    "Summer",
-    "Winter",
-    "Heart",
-    "Road",
-    "City",
-    "Garden",
-    "Shadow",
-    "Storm",
-    "Dream",
-    "Kingdom",
-    "Mirror",
-    "Island",
-    "Station",
-    "Letter",
-    "Song",
-    "Witness",
-    "Stranger",
-    "Promise",
-    "Harvest",
-    "Horizon",
-    "Journey",
-    "Empire",
-    "Sky",
-    "Sea",
-    "Fire",
-    "Moon",
-    "Dance",
-    "Wolf",
-    "House",
-    "Border",
-    "Silence",
-    "Rain",
-    "Morning",
-    "Bridge",
-    "Crown",
-    "Ghost",
-    "Thunder",
-    "Memory",
-    "Voyage",
-    "Desert",
-    "Lighthouse",
-    "Orchard",
-    "Tide",
+    "ability",
+    "access",
+    "adapter",
+    "algorithm",
+    "alliance",
+    "analyzer",
+    "application",
+    "approach",
+    "architecture",
+    "archive",
+    "array",
+    "attitude",
+    "benchmark",
+    "capability",
+    "challenge",
+    "circuit",
+    "collaboration",
+    "concept",
+    "conglomeration",
+    "core",
+    "database",
+    "definition",
+    "encoding",
+    "focus group",
+    "forecast",
+    "framework",
+    "function",
+    "groupware",
+    "hierarchy",
+    "hub",
+    "infrastructure",
+    "initiative",
+    "interface",
+    "knowledge base",
+    "methodology",
+    "middleware",
+    "migration",
+    "model",
+    "moratorium",
+    "paradigm",
+    "policy",
+    "portal",
+    "process improvement",
+    "productivity",
+    "project",
+    "protocol",
+    "service-desk",
+    "strategy",
+    "superstructure",
+    "synergy",
+    "throughput",
+    "toolset",
+    "workforce",
 ];
-
-const PLACES: &[&str] = &[
-    "Paris",
-    "Lisbon",
-    "Tokyo",
-    "Harlem",
-    "Marrakesh",
-    "Vienna",
-    "Havana",
-    "Brooklyn",
-    "Berlin",
-    "Istanbul",
-    "Naples",
-    "Montreal",
-    "Seoul",
-    "Cairo",
-    "Dublin",
-    "Lagos",
-    "Mumbai",
-    "Oslo",
-    "Santiago",
-    "Prague",
-];
-
-/// Openings of titles that end in a place.
-const TO_PLACES: &[&str] = &[
-    "Return to",
-    "Letters from",
-    "Last Train to",
-    "Escape from",
-    "Midnight in",
-];
-
-/// A title in one of the shapes film titles take, from the word lists.
-fn film_title(rng: &mut SplitMix64) -> String {
-    let adjective = *rng.pick(ADJECTIVES);
-    let noun = *rng.pick(NOUNS);
-    let other = *rng.pick(NOUNS);
-    let place = *rng.pick(PLACES);
-    // "The Summer Summer", "Fire and Fire": a word is not said twice.
-    let noun = if noun == adjective || noun == other {
-        NOUNS[(NOUNS.iter().position(|word| *word == noun).unwrap_or(0) + 1) % NOUNS.len()]
-    } else {
-        noun
-    };
-    match rng.below(7) {
-        0 | 1 => format!("The {adjective} {noun}"),
-        2 => format!("{adjective} {noun}"),
-        3 => format!("{noun} of the {other}"),
-        4 => format!("{noun} in {place}"),
-        5 => format!("{} {place}", *rng.pick(TO_PLACES)),
-        _ => format!("{noun} and {other}"),
-    }
-}
 
 const FIRST_NAMES: &[&str] = &[
     "Ada", "Alan", "Amara", "Bea", "Carlos", "Chen", "Dana", "Dmitri", "Elena", "Farah", "Grace",
@@ -194,23 +201,22 @@ const FIRST_NAMES: &[&str] = &[
 ];
 
 const LAST_NAMES: &[&str] = &[
-    "Adeyemi", "Anderson", "Bauer", "Castillo", "Dubois", "Eriksen", "Fischer", "Garcia", "Haddad",
-    "Ito", "Jackson", "Jensen", "Johnson", "Kowalski", "Larsen", "Moreau", "Nakamura", "Nilsson",
-    "Okafor", "Peterson", "Petrov", "Quispe", "Robinson", "Rossi", "Santos", "Tanaka", "Thompson",
-    "Ueda", "Varga", "Weber", "Wilson", "Xu", "Yilmaz", "Zhang",
+    "Adeyemi", "Bauer", "Castillo", "Dubois", "Eriksen", "Fischer", "Garcia", "Haddad", "Ito",
+    "Jensen", "Kowalski", "Larsen", "Moreau", "Nakamura", "Okafor", "Petrov", "Quispe", "Rossi",
+    "Santos", "Tanaka", "Ueda", "Varga", "Weber", "Xu", "Yilmaz", "Zhang",
 ];
 
-/// Titles every demo set starts with, each showing one promise: accents (É, Ü, ï), a title that
+/// Titles every demo set starts with, each showing one promise: accents (É, ü), a title that
 /// differs from another only in case, and titles with `_` and `%` that LIKE would misread.
 const SPECIAL_TITLES: &[&str] = &[
-    "Été indien",
-    "Über den Wolken",
-    "Naïve Hearts",
-    "The Silent River",
-    "The silent river",
-    "Paris_Nights",
-    "Paris%Nights",
-    "Paris Nights",
+    "Émpowered global infrastructure",
+    "Über-scalable neutral synergy",
+    "Naïve real-time paradigm",
+    "Assimilated global infrastructure",
+    "assimilated Global Infrastructure",
+    "Balanced_mobile hub",
+    "Balanced%mobile hub",
+    "Balanced mobile hub",
 ];
 
 /// Authors every demo set starts with: accented names, and two authors who share a name.
@@ -239,7 +245,12 @@ pub fn generate(size: Size, seed: u64) -> DataSet {
             Some(title) => (*title).to_owned(),
             // Every tenth movie after the specials is a remake of an earlier one.
             None if index.is_multiple_of(10) => movies[rng.below(index)].title.clone(),
-            None => film_title(&mut rng),
+            None => format!(
+                "{} {} {}",
+                *rng.pick(ADJECTIVES),
+                *rng.pick(DESCRIPTORS),
+                *rng.pick(NOUNS)
+            ),
         };
         movies.push(NewMovie {
             id: rng.uuid(),
@@ -372,25 +383,11 @@ mod tests {
         // SplitMix64's published first output for seed 0.
         assert_eq!(SplitMix64(0).next_u64(), 0xe220_a839_7b1d_cdaf);
         let data = generate(Size::DEMO, DEMO_SEED);
-        assert_eq!(data.movies[0].title, "Été indien");
-        assert_eq!(data.movies[8].title, "House in Oslo");
+        assert_eq!(data.movies[0].title, "Émpowered global infrastructure");
         assert_eq!(
             data.movies[0].id,
             generate(Size::DEMO, DEMO_SEED).movies[0].id
         );
-    }
-
-    #[test]
-    fn everyday_words_find_movies_in_the_demo_set() {
-        let data = generate(Size::DEMO, DEMO_SEED);
-        for word in ["the", "night", "love", "summer", "river"] {
-            let found = data
-                .movies
-                .iter()
-                .filter(|movie| movie.title.to_lowercase().contains(word))
-                .count();
-            assert!(found >= 3, "{word}: {found} titles");
-        }
     }
 
     #[test]
