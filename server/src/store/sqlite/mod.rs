@@ -94,10 +94,11 @@ impl SqliteStore {
         let cores = std::thread::available_parallelism().map_or(1, |cores| cores.get());
         let long_readers =
             u32::try_from(cores).map_or(MAX_LONG_READERS, |cores| cores.clamp(1, MAX_LONG_READERS));
+        let file = FileId::of(path);
         Ok(SqliteStore {
             path: Arc::from(path),
-            file: FileId::of(path),
-            writer: Arc::new(Writer::start(path)?),
+            file,
+            writer: Arc::new(Writer::start(path, file)?),
             readers: Arc::new(Readers::new(path, QUICK_READERS, long_readers)),
             match_counts: Arc::default(),
         })
@@ -129,14 +130,13 @@ impl SqliteStore {
     }
 
     /// Runs `write` on the writing connection and gives its value once it is committed (see
-    /// [`writer`]). Each statement must be stepped to its end (`read_rows`, `execute`), not read
-    /// for its first row only: SQLite applies a `RETURNING` statement's changes at that last
-    /// step.
+    /// [`writer`], which also refuses writes once the file is replaced). Each statement must be
+    /// stepped to its end (`read_rows`, `execute`), not read for its first row only: a statement
+    /// left unfinished keeps the transaction from committing.
     async fn write<T: Send + 'static>(
         &self,
         write: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T> + Send + 'static,
     ) -> Result<T, StoreError> {
-        self.check_file()?;
         self.writer.write(write).await
     }
 

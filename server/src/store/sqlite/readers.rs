@@ -65,8 +65,8 @@ impl Readers {
             .map_err(|_| StoreError::Closed)?;
         let connection = self.connection()?;
         let result = run_blocking(|| in_transaction(&connection, read));
-        // A failed read's transaction was rolled back when it was dropped; the connection is
-        // as good as before.
+        // A failed read's transaction was rolled back by `in_transaction`; the connection is as
+        // good as before.
         self.idle.put(connection);
         result.map_err(StoreError::from)
     }
@@ -176,8 +176,10 @@ fn in_transaction<T>(
         Ok(value)
     });
     if value.is_err() && !connection.is_autocommit() {
-        // The connection goes back to the idle ones: with no transaction left open.
-        run_statement(connection, "ROLLBACK")?;
+        // The connection goes back to the idle ones with no transaction left open. Should the
+        // rollback itself fail, the read's own error is still the one reported, and the next
+        // read on this connection fails to begin rather than reading stale data.
+        let _ = run_statement(connection, "ROLLBACK");
     }
     value
 }

@@ -13,6 +13,7 @@
 //! sqlx would hand every statement to a connection thread and its answer back through channels;
 //! here a write crosses threads once each way.
 
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
@@ -21,6 +22,7 @@ use std::thread::JoinHandle;
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::oneshot;
 
+use super::file::{FileChanged, FileId};
 use super::{BUSY_TIMEOUT, StoreError, run_statement};
 
 /// Writes committed together at most, so that one transaction never grows without bound
@@ -38,7 +40,7 @@ pub(super) struct Writer {
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
-/// What the writing connection is doing, for the metrics.
+// What the writing connection is doing, for the metrics: not open, open and waiting, writing.
 const CLOSED: u8 = 0;
 const IDLE: u8 = 1;
 const WRITING: u8 = 2;
@@ -82,7 +84,15 @@ where
         let Some(write) = self.write.take() else {
             return false;
         };
-        let outcome = write(connection);
+        // A write that panics fails alone, like any failed write: its savepoint is rolled back
+        // and the thread goes on writing for everyone else.
+        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| write(connection)))
+            .unwrap_or_else(|_| {
+                Err(rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ERROR),
+                    Some("a write to the database panicked".to_owned()),
+                ))
+            });
         let succeeded = outcome.is_ok();
         self.outcome = Some(outcome);
         succeeded
@@ -93,6 +103,7 @@ where
             // A write's own failure is its answer, whatever became of the transaction.
             (Some(Err(own)), _) => Err(StoreError::from(own)),
             (Some(Ok(value)), None) => Ok(value),
+            (None, Some(error)) if is_closed(error) => Err(StoreError::Closed),
             (_, Some(error)) => Err(StoreError::from(copy_error(error))),
             (None, None) => Err(StoreError::failed("the write was never run")),
         };
@@ -111,11 +122,14 @@ pub(super) struct Turn {
 impl Writer {
     /// Starts the writing thread for the database at `path`, which exists and is migrated. The
     /// connection is opened on the first write.
-    pub(super) fn start(path: &Path) -> Result<Writer, StoreError> {
+    /// `file` is the file `path` named when the store opened it: writes are refused once the
+    /// path names another or none.
+    pub(super) fn start(path: &Path, file: Option<FileId>) -> Result<Writer, StoreError> {
         let (queue, messages) = mpsc::channel();
         let state = Arc::new(AtomicU8::new(CLOSED));
         let mut thread = WriterThread {
             path: path.to_owned(),
+            file,
             connection: None,
             refuse_writes: false,
             state: Arc::clone(&state),
@@ -136,8 +150,8 @@ impl Writer {
     }
 
     /// Runs `write` on the writing connection, in the next transaction, and gives its value once
-    /// that transaction is committed. `write` must step each statement to its end (SQLite
-    /// applies a `RETURNING` statement's changes only then).
+    /// that transaction is committed. `write` must step each statement to its end: a statement
+    /// left unfinished keeps the transaction from committing.
     pub(super) async fn write<T: Send + 'static>(
         &self,
         write: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
@@ -206,9 +220,26 @@ impl Writer {
     }
 }
 
-/// The error when the writing thread is gone without answering: it ended on a panic.
+/// The error a write sent after `close` gets, turned into [`StoreError::Closed`] by
+/// [`Pending::answer`].
+fn closed_error() -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISUSE),
+        Some(CLOSED_MESSAGE.to_owned()),
+    )
+}
+
+/// What [`closed_error`] says.
+const CLOSED_MESSAGE: &str = "the database is closed";
+
+/// The error when the writing thread is gone without answering.
 fn stopped() -> StoreError {
     StoreError::failed("the database's writing thread stopped")
+}
+
+/// Whether `error` is [`closed_error`].
+fn is_closed(error: &rusqlite::Error) -> bool {
+    matches!(error, rusqlite::Error::SqliteFailure(_, Some(message)) if message == CLOSED_MESSAGE)
 }
 
 /// A copy of a commit's error, for each write the commit held. SQLite's own errors are copied
@@ -228,6 +259,7 @@ fn copy_error(error: &rusqlite::Error) -> rusqlite::Error {
 /// What the writing thread owns.
 struct WriterThread {
     path: PathBuf,
+    file: Option<FileId>,
     /// Opened on the first write; closed after a transaction fails, so that the next starts on
     /// a fresh connection rather than on one whose state after the failure no one has checked.
     connection: Option<Connection>,
@@ -282,7 +314,16 @@ impl WriterThread {
                     };
                     let _ = done.send(refused);
                 }
-                Message::Close => break,
+                Message::Close => {
+                    // Writes sent after `close` began are refused as the store's later calls
+                    // are.
+                    for message in messages.try_iter() {
+                        if let Message::Write(write) = message {
+                            write.answer(Some(&closed_error()));
+                        }
+                    }
+                    break;
+                }
             }
         }
         self.close_connection();
@@ -299,6 +340,18 @@ impl WriterThread {
 
     /// Runs `batch` in one transaction, each write in a savepoint, commits, and answers each.
     fn commit(&mut self, mut batch: Vec<Write>) {
+        // Checked here, just before the transaction, and not when the writes were queued: they
+        // may have waited behind a load or another process's lock while the file was replaced.
+        if let Some(opened) = self.file
+            && FileId::of(&self.path) != Some(opened)
+        {
+            let changed = FileChanged(Arc::from(self.path.as_path())).to_string();
+            let error = rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_READONLY),
+                Some(changed),
+            );
+            return answer_all(batch, Some(&error));
+        }
         let connection = match self.connection() {
             Ok(connection) => connection,
             Err(error) => return answer_all(batch, Some(&error)),
@@ -329,11 +382,10 @@ impl WriterThread {
 
     /// The open connection, or a new one.
     fn connection(&mut self) -> Result<&Connection, rusqlite::Error> {
-        if self.connection.is_none() {
-            self.connection = Some(open(&self.path, self.refuse_writes)?);
+        match &mut self.connection {
+            Some(connection) => Ok(connection),
+            empty => Ok(empty.insert(open(&self.path, self.refuse_writes)?)),
         }
-        // Set just above when it was not.
-        Ok(self.connection.as_ref().unwrap_or_else(|| unreachable!()))
     }
 
     fn close_connection(&mut self) {
@@ -389,4 +441,65 @@ fn open(path: &Path, refuse_writes: bool) -> rusqlite::Result<Connection> {
     }
     connection.set_prepared_statement_cache_capacity(PREPARED_STATEMENTS);
     Ok(connection)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer on a new database with one table.
+    fn writer(dir: &tempfile::TempDir) -> Writer {
+        let path = dir.path().join("writer.db");
+        let connection = Connection::open(&path).unwrap();
+        connection
+            .execute_batch("CREATE TABLE t (x INTEGER)")
+            .unwrap();
+        drop(connection);
+        Writer::start(&path, FileId::of(&path)).unwrap()
+    }
+
+    fn insert(x: i64) -> impl FnOnce(&Connection) -> rusqlite::Result<usize> + Send + 'static {
+        move |connection| connection.execute("INSERT INTO t (x) VALUES (?1)", [x])
+    }
+
+    #[tokio::test]
+    async fn a_write_that_panics_fails_alone_and_writing_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = writer(&dir);
+        let (panicked, saved) = tokio::join!(
+            writer.write(|_: &Connection| -> rusqlite::Result<()> { panic!("a bug") }),
+            writer.write(insert(1)),
+        );
+        assert!(panicked.is_err());
+        assert_eq!(saved.unwrap(), 1);
+        assert_eq!(writer.write(insert(2)).await.unwrap(), 1);
+        let count = writer
+            .write(|connection| {
+                connection.query_row("SELECT COUNT(*) FROM t", [], |row| row.get::<_, i64>(0))
+            })
+            .await
+            .unwrap();
+        assert_eq!(count, 2);
+        writer.close().await;
+        assert!(matches!(
+            writer.write(insert(3)).await,
+            Err(StoreError::Closed)
+        ));
+    }
+
+    #[tokio::test]
+    async fn writes_are_refused_once_the_file_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = writer(&dir);
+        assert!(writer.write(insert(1)).await.is_ok());
+        let path = dir.path().join("writer.db");
+        std::fs::rename(&path, dir.path().join("moved.db")).unwrap();
+        std::fs::write(&path, b"").unwrap();
+        let refused = writer.write(insert(2)).await.unwrap_err();
+        assert!(
+            refused.to_string().contains("deleted or replaced"),
+            "{refused}"
+        );
+        writer.close().await;
+    }
 }
