@@ -20,7 +20,7 @@
 
 use std::borrow::Cow;
 
-use rmcp::model::ClientJsonRpcMessage;
+use rmcp::model::{ClientJsonRpcMessage, ClientNotification, ClientRequest, JsonRpcMessage};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -46,6 +46,17 @@ pub enum Read<T> {
     Drop,
 }
 
+impl<T> Read<T> {
+    /// The same outcome, with what is forwarded changed by `change`.
+    pub fn map_forward<U>(self, change: impl FnOnce(T) -> U) -> Read<U> {
+        match self {
+            Read::Forward(message) => Read::Forward(change(message)),
+            Read::Refuse(answer) => Read::Refuse(answer),
+            Read::Drop => Read::Drop,
+        }
+    }
+}
+
 /// Reads one message, as JSON and as rmcp reads it; see the module's documentation.
 pub fn read(bytes: &[u8]) -> Read<Box<Incoming>> {
     let text = make_readable(bytes);
@@ -66,13 +77,28 @@ pub fn read(bytes: &[u8]) -> Read<Box<Incoming>> {
 /// straight into rmcp's types; only one it cannot take is read again as JSON, to say what is
 /// wrong with it.
 pub fn read_message(bytes: &[u8]) -> Read<ClientJsonRpcMessage> {
-    if let Ok(message) = serde_json::from_slice(&make_readable(bytes)) {
+    // rmcp takes any method it does not know as a custom one, and so also a known method whose
+    // params it could not read (a key given twice, say), where a `Value` keeps the last: such a
+    // message is read again through `read`, so that stdio reads it as HTTP does.
+    if let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(&make_readable(bytes))
+        && !is_custom(&message)
+    {
         return Read::Forward(message);
     }
-    match read(bytes) {
-        Read::Forward(incoming) => Read::Forward(incoming.message),
-        Read::Refuse(answer) => Read::Refuse(answer),
-        Read::Drop => Read::Drop,
+    read(bytes).map_forward(|incoming| incoming.message)
+}
+
+/// Whether rmcp read `message` as a method it does not know.
+fn is_custom(message: &ClientJsonRpcMessage) -> bool {
+    match message {
+        JsonRpcMessage::Request(request) => {
+            matches!(request.request, ClientRequest::CustomRequest(_))
+        }
+        JsonRpcMessage::Notification(notification) => matches!(
+            notification.notification,
+            ClientNotification::CustomNotification(_)
+        ),
+        JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_) => false,
     }
 }
 
@@ -340,6 +366,33 @@ mod tests {
             Read::Refuse(answer) => answer,
             Read::Forward(_) => panic!("forwarded: {line}"),
             Read::Drop => panic!("dropped: {line}"),
+        }
+    }
+
+    /// What a line reads as: the message rmcp gets (its debug form, which names the variant:
+    /// a custom request serialises as the known one would), or the answer given instead.
+    fn outcome<T: std::fmt::Debug>(read: Read<T>) -> String {
+        match read {
+            Read::Forward(message) => format!("{message:?}"),
+            Read::Refuse(answer) => answer.to_string(),
+            Read::Drop => "dropped".to_owned(),
+        }
+    }
+
+    #[test]
+    fn stdio_reads_every_line_as_http_does() {
+        let lines = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a","name":"b","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"requestId":2}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"made/up","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"id":5,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"a","arguments":{"q":"\ud800","n":1e400}}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":[]}"#,
+        ];
+        for line in lines {
+            let http = outcome(read(line.as_bytes()).map_forward(|incoming| incoming.message));
+            assert_eq!(outcome(read_message(line.as_bytes())), http, "{line}");
         }
     }
 

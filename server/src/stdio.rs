@@ -55,6 +55,10 @@ const SHUTDOWN_GRACE: Duration = Duration::from_millis(100);
 /// How long after a signal the server waits for the answers to requests it has read.
 const SHUTDOWN_DRAIN: Duration = Duration::from_secs(10);
 
+/// Messages parsed and waiting for rmcp to take them: reading stops while they wait, so a line
+/// of up to [`MAX_MESSAGE_BYTES`] is held once, not once per message queued.
+const PARSED_AHEAD: usize = 1;
+
 /// Answers waiting for their turn on stdout, rmcp's and this module's own.
 const PENDING_ANSWERS: usize = 64;
 
@@ -194,7 +198,7 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
     F: Future<Output = ()> + Send + 'static,
 {
-    let (to_rmcp, from_reader) = mpsc::channel(MAX_IN_FLIGHT);
+    let (to_rmcp, from_reader) = mpsc::channel(PARSED_AHEAD);
     let (answers, to_write) = mpsc::channel(PENDING_ANSWERS);
     let in_flight = InFlight::new();
     let signalled = CancellationToken::new();
@@ -381,14 +385,23 @@ impl Transport<RoleServer> for Messages {
             JsonRpcMessage::Error(error) => error.id.clone(),
             JsonRpcMessage::Request(_) | JsonRpcMessage::Notification(_) => None,
         };
-        let encoded = serde_json::to_vec(&message).map(|mut line| {
-            line.push(b'\n');
-            Answer { line, answers }
+        let mut line = serde_json::to_vec(&message).unwrap_or_else(|error| {
+            // The request is still answered, so that its slot is freed.
+            tracing::error!(%error, "an answer could not be serialised");
+            let id = answers.clone().map(RequestId::into_json_value);
+            let answer = jsonrpc::error_response(
+                id,
+                -32603,
+                "Internal error: the answer could not be written.",
+            );
+            answer.to_string().into_bytes()
         });
+        line.push(b'\n');
+        let answer = Answer { line, answers };
         let queue = self.answers.clone();
         async move {
             queue
-                .send(encoded?)
+                .send(answer)
                 .await
                 .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
         }
