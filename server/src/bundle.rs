@@ -70,7 +70,7 @@ pub fn manifest(tools: &[Tool], selection: &Selection) -> Value {
             movie, and write, change and delete star-rating reviews. The catalogue is kept in a \
             SQLite file on this computer; a new file starts with a demo catalogue.",
         "author": { "name": "The movie-reviews-mcp authors" },
-        "license": "MIT OR Apache-2.0",
+        "license": env!("CARGO_PKG_LICENSE"),
         "server": {
             "type": "binary",
             "entry_point": entry_point(),

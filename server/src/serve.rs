@@ -89,7 +89,7 @@ pub struct MovieReviews {
     /// What the tools served declare: the HTTP layer reads their scopes.
     pub(crate) specs: ToolSpecs,
     instructions: Arc<str>,
-    /// This server's name, title and version, as every result's `_meta` carries it.
+    /// This server's name, title and version, as results carry it in `_meta`.
     identity: Arc<Value>,
 }
 

@@ -2,7 +2,8 @@
 //! its protocol version and the client's capabilities in its own `_meta`. Over stdio and over
 //! HTTP, the built binary answers them, says how long a client may keep the tool list and the
 //! discovery result and that anyone may share them (`ttlMs`, `cacheScope`: both are fixed while
-//! the server runs and the same for every caller), and names itself in every result's `_meta`.
+//! the server runs and the same for every caller), and names itself in the `_meta` of each of
+//! those results and of every tool call's.
 
 // Each test binary uses a different subset of the shared harness.
 #[allow(dead_code)]

@@ -75,8 +75,8 @@ where
 }
 
 fn encode<O: serde::Serialize>(tool: &str, outcome: Result<O, ToolError>) -> CallToolResult {
-    let error = match outcome.map(|output| structured(&output)) {
-        Ok(Ok(result)) => return result,
+    let error = match outcome.map(|output| serde_json::to_value(output)) {
+        Ok(Ok(value)) => return CallToolResult::structured(value),
         Ok(Err(cause)) => ToolError::from(cause),
         Err(error) => error,
     };
@@ -89,15 +89,6 @@ fn encode<O: serde::Serialize>(tool: &str, outcome: Result<O, ToolError>) -> Cal
         known => known.to_string(),
     };
     CallToolResult::error(vec![ContentBlock::text(text)])
-}
-
-/// A successful answer: `output` as JSON text and as structured content. The text is written
-/// from `output` itself rather than from the structured value, which would be walked once more.
-fn structured<O: serde::Serialize>(output: &O) -> Result<CallToolResult, serde_json::Error> {
-    let text = serde_json::to_string(output)?;
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(serde_json::to_value(output)?);
-    Ok(result)
 }
 
 /// A short random reference that ties the client's error to the log line with its cause.

@@ -119,7 +119,6 @@ fn write(
     None
 }
 
-/// The id of the first item a search tool lists.
 /// The id of the first item `tool` lists that has reviews: the rounds change and delete them.
 fn first_id(session: &mut Session, tool: &str) -> String {
     let page = session.call_ok(tool, json!({"limit": 50}));
