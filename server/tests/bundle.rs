@@ -106,7 +106,8 @@ fn a_bundle_holds_a_valid_manifest_and_a_binary_that_runs_on_its_own() {
     validate_with_the_official_tool(&manifest, dir.path());
 }
 
-/// Runs `mcpb validate` on `manifest` where `npx` is installed; says loudly when it is not.
+/// Runs `mcpb validate` on `manifest` where `npx` is installed; says loudly when it is not, or
+/// when the npm registry cannot be reached (under `CI`, that fails the test instead).
 fn validate_with_the_official_tool(manifest: &Value, dir: &Path) {
     let npx_found = Command::new("npx").arg("--version").output().is_ok();
     if !npx_found {
@@ -121,6 +122,17 @@ fn validate_with_the_official_tool(manifest: &Value, dir: &Path) {
         .args(["--yes", MCPB_CLI, "validate"])
         .arg(&path);
     let validated = run(validate);
+    let offline = ["ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT"]
+        .iter()
+        .any(|code| validated.stderr.contains(code));
+    if offline && std::env::var_os("CI").is_none() {
+        eprintln!(
+            "bundle: the npm registry is out of reach, so the official tool did not validate \
+             the manifest:\n{}",
+            validated.stderr
+        );
+        return;
+    }
     assert!(
         validated.status.success() && validated.stdout.contains("validation passes"),
         "mcpb validate:\n{}\n{}",
