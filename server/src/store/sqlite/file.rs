@@ -32,10 +32,20 @@ impl FileId {
     }
 }
 
+/// Fails when `path` no longer names `opened`, the file the store opened (when the platform can
+/// tell): SQLite keeps writing to the file it has open, deleted or not, and a write there
+/// would be lost.
+pub(super) fn check(path: &Arc<Path>, opened: Option<FileId>) -> Result<(), FileChanged> {
+    match opened {
+        Some(opened) if FileId::of(path) != Some(opened) => Err(FileChanged(Arc::clone(path))),
+        _ => Ok(()),
+    }
+}
+
 /// A write refused because the database's path no longer names the file the store opened: it
 /// was deleted, or another file was moved in its place. The write would go to a file no one
 /// will open again.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct FileChanged(pub(super) Arc<Path>);
 
 impl std::fmt::Display for FileChanged {

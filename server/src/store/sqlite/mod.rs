@@ -31,7 +31,7 @@ use super::{
     AuthorRow, MovieRow, NewAuthor, NewMovie, NewReview, Progress, ReviewFilter, ReviewRow, Rows,
     StoreError,
 };
-use file::{FileChanged, FileId};
+use file::FileId;
 use readers::Readers;
 use writer::Writer;
 
@@ -159,15 +159,10 @@ impl SqliteStore {
             .map(drop)
     }
 
-    /// Fails when the database's path no longer names the file the store opened: SQLite keeps
-    /// writing to the file it has open, deleted or not, and a write there would be lost.
+    /// Fails when the database's path no longer names the file the store opened (see
+    /// [`file::check`]).
     fn check_file(&self) -> Result<(), StoreError> {
-        match self.file {
-            Some(opened) if FileId::of(&self.path) != Some(opened) => Err(StoreError::Failed(
-                Box::new(FileChanged(Arc::clone(&self.path))),
-            )),
-            _ => Ok(()),
-        }
+        file::check(&self.path, self.file).map_err(|changed| StoreError::Failed(Box::new(changed)))
     }
 
     /// Fills the database with these rows if it holds none yet, and says whether it did. The

@@ -14,7 +14,7 @@
 //! here a write crosses threads once each way.
 
 use std::panic::AssertUnwindSafe;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::thread::JoinHandle;
@@ -22,7 +22,7 @@ use std::thread::JoinHandle;
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::oneshot;
 
-use super::file::{FileChanged, FileId};
+use super::file::{self, FileChanged, FileId};
 use super::{BUSY_TIMEOUT, StoreError, run_statement};
 
 /// Writes committed together at most, so that one transaction never grows without bound
@@ -63,9 +63,20 @@ type Write = Box<dyn Job>;
 trait Job: Send {
     /// Runs the write on the connection, inside its savepoint; false if it failed.
     fn run(&mut self, connection: &Connection) -> bool;
-    /// Answers the caller once the transaction is over: `error` is the commit's, or what kept
-    /// the write from running.
-    fn answer(self: Box<Self>, error: Option<&rusqlite::Error>);
+    /// Answers the caller once the transaction is over, as it `ended`.
+    fn answer(self: Box<Self>, ended: &Ended<'_>);
+}
+
+/// How the transaction a write was queued for ended.
+enum Ended<'a> {
+    /// Committed: durable.
+    Committed,
+    /// Failed, or never began, with this error: nothing in it was saved.
+    Failed(&'a rusqlite::Error),
+    /// Never began, because the database's path names another file now.
+    FileChanged(&'a FileChanged),
+    /// Never began, because the store was closing.
+    Closed,
 }
 
 /// A write of a value of type `T`, as [`Writer::write`] queues it.
@@ -98,14 +109,17 @@ where
         succeeded
     }
 
-    fn answer(self: Box<Self>, error: Option<&rusqlite::Error>) {
-        let answer = match (self.outcome, error) {
+    fn answer(self: Box<Self>, ended: &Ended<'_>) {
+        let answer = match (self.outcome, ended) {
             // A write's own failure is its answer, whatever became of the transaction.
             (Some(Err(own)), _) => Err(StoreError::from(own)),
-            (Some(Ok(value)), None) => Ok(value),
-            (None, Some(error)) if is_closed(error) => Err(StoreError::Closed),
-            (_, Some(error)) => Err(StoreError::from(copy_error(error))),
-            (None, None) => Err(StoreError::failed("the write was never run")),
+            (Some(Ok(value)), Ended::Committed) => Ok(value),
+            (None, Ended::Committed) => Err(StoreError::failed("the write was never run")),
+            (_, Ended::Failed(error)) => Err(StoreError::from(copy_error(error))),
+            (_, Ended::FileChanged(changed)) => {
+                Err(StoreError::Failed(Box::new(FileChanged::clone(changed))))
+            }
+            (_, Ended::Closed) => Err(StoreError::Closed),
         };
         // The caller may have stopped waiting (a cancelled request): the write stands all the
         // same.
@@ -128,7 +142,7 @@ impl Writer {
         let (queue, messages) = mpsc::channel();
         let state = Arc::new(AtomicU8::new(CLOSED));
         let mut thread = WriterThread {
-            path: path.to_owned(),
+            path: Arc::from(path),
             file,
             connection: None,
             refuse_writes: false,
@@ -220,26 +234,9 @@ impl Writer {
     }
 }
 
-/// The error a write sent after `close` gets, turned into [`StoreError::Closed`] by
-/// [`Pending::answer`].
-fn closed_error() -> rusqlite::Error {
-    rusqlite::Error::SqliteFailure(
-        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISUSE),
-        Some(CLOSED_MESSAGE.to_owned()),
-    )
-}
-
-/// What [`closed_error`] says.
-const CLOSED_MESSAGE: &str = "the database is closed";
-
 /// The error when the writing thread is gone without answering.
 fn stopped() -> StoreError {
     StoreError::failed("the database's writing thread stopped")
-}
-
-/// Whether `error` is [`closed_error`].
-fn is_closed(error: &rusqlite::Error) -> bool {
-    matches!(error, rusqlite::Error::SqliteFailure(_, Some(message)) if message == CLOSED_MESSAGE)
 }
 
 /// A copy of a commit's error, for each write the commit held. SQLite's own errors are copied
@@ -258,7 +255,7 @@ fn copy_error(error: &rusqlite::Error) -> rusqlite::Error {
 
 /// What the writing thread owns.
 struct WriterThread {
-    path: PathBuf,
+    path: Arc<Path>,
     file: Option<FileId>,
     /// Opened on the first write; closed after a transaction fails, so that the next starts on
     /// a fresh connection rather than on one whose state after the failure no one has checked.
@@ -319,7 +316,7 @@ impl WriterThread {
                     // are.
                     for message in messages.try_iter() {
                         if let Message::Write(write) = message {
-                            write.answer(Some(&closed_error()));
+                            write.answer(&Ended::Closed);
                         }
                     }
                     break;
@@ -342,22 +339,15 @@ impl WriterThread {
     fn commit(&mut self, mut batch: Vec<Write>) {
         // Checked here, just before the transaction, and not when the writes were queued: they
         // may have waited behind a load or another process's lock while the file was replaced.
-        if let Some(opened) = self.file
-            && FileId::of(&self.path) != Some(opened)
-        {
-            let changed = FileChanged(Arc::from(self.path.as_path())).to_string();
-            let error = rusqlite::Error::SqliteFailure(
-                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_READONLY),
-                Some(changed),
-            );
-            return answer_all(batch, Some(&error));
+        if let Err(changed) = file::check(&self.path, self.file) {
+            return answer_all(batch, &Ended::FileChanged(&changed));
         }
         let connection = match self.connection() {
             Ok(connection) => connection,
-            Err(error) => return answer_all(batch, Some(&error)),
+            Err(error) => return answer_all(batch, &Ended::Failed(&error)),
         };
         if let Err(error) = run_statement(connection, "BEGIN IMMEDIATE") {
-            return answer_all(batch, Some(&error));
+            return answer_all(batch, &Ended::Failed(&error));
         }
         let mut failed = None;
         for write in &mut batch {
@@ -377,7 +367,11 @@ impl WriterThread {
             }
             self.close_connection();
         }
-        answer_all(batch, committed.err().as_ref());
+        let ended = match &committed {
+            Ok(()) => Ended::Committed,
+            Err(error) => Ended::Failed(error),
+        };
+        answer_all(batch, &ended);
     }
 
     /// The open connection, or a new one.
@@ -418,10 +412,10 @@ fn run_in_savepoint(connection: &Connection, write: &mut dyn Job) -> rusqlite::R
     Ok(())
 }
 
-/// Answers every write of `batch` with `error`, the transaction's, if any.
-fn answer_all(batch: Vec<Write>, error: Option<&rusqlite::Error>) {
+/// Answers every write of `batch` as their transaction `ended`.
+fn answer_all(batch: Vec<Write>, ended: &Ended<'_>) {
     for write in batch {
-        write.answer(error);
+        write.answer(ended);
     }
 }
 
