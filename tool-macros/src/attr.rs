@@ -232,14 +232,7 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
                     &mut out.description,
                 )?,
                 // #[tool(output = Page<Movie>)]
-                OUTPUT => fill(
-                    cx,
-                    &meta,
-                    key,
-                    "output = MyOutputType",
-                    TOOL,
-                    &mut out.output,
-                )?,
+                OUTPUT => output(cx, &meta, key, &mut out.output)?,
                 // #[tool(read_only)] or #[tool(read_only = false)], and the other three hints
                 READ_ONLY => hint(cx, &meta, key, &mut out.read_only)?,
                 DESTRUCTIVE => hint(cx, &meta, key, &mut out.destructive)?,
@@ -255,8 +248,22 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
                     &mut out.scope,
                 )?,
                 _ => {
-                    if let Some(meant) = skip_unknown(cx, TOOL, TOOL_KEYS, &meta)? {
-                        out.meant(meant);
+                    let mut unknown = Ctxt::default();
+                    let meant = skip_unknown(&mut unknown, TOOL, TOOL_KEYS, &meta)?;
+                    match (meant, unknown.check()) {
+                        // `outptu = Found`: the error stands in for the output type, as in
+                        // `output` below.
+                        (Some(OUTPUT), Err(error)) => {
+                            out.output.set(cx, TOOL, error_setting(key, error));
+                        }
+                        (meant, result) => {
+                            if let Err(error) = result {
+                                cx.syn_error(error);
+                            }
+                            if let Some(meant) = meant {
+                                out.meant(meant);
+                            }
+                        }
                     }
                 }
             }
@@ -388,6 +395,46 @@ fn integer(
         );
     }
     Ok(())
+}
+
+/// Parses `output = Type`. A missing or malformed type is not reported on its own: the error
+/// becomes the output type (see [`error_setting`]).
+fn output(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta,
+    key: Ident,
+    slot: &mut Slot<syn::Type>,
+) -> syn::Result<()> {
+    slot.written = true;
+    let mut malformed = Ctxt::default();
+    let setting = value(&mut malformed, meta, &key, "output = MyOutputType")?;
+    let setting = match (setting, malformed.check()) {
+        (Some(setting), _) => setting,
+        (None, Err(error)) => error_setting(key, error),
+        (None, Ok(())) => return Ok(()),
+    };
+    slot.set(cx, TOOL, setting);
+    Ok(())
+}
+
+/// An output type that is the compile error about it (see [`error_type`]).
+fn error_setting(key: Ident, error: syn::Error) -> Setting<syn::Type> {
+    Setting {
+        key,
+        tokens: TokenStream::new(),
+        value: error_type(error),
+    }
+}
+
+/// A type that is a compile error: rustc reports `error` once and treats the type as unknown,
+/// which agrees with any other type. The user's `Run` impl names the output type they meant,
+/// which no stand-in such as `()` would match, so a missing output type stays one error.
+///
+/// The error sits in an array's length because `compile_error!` in a type's place leaves `()`
+/// behind, while in an expression's place it leaves an error that rustc does not report again.
+pub fn error_type(error: syn::Error) -> syn::Type {
+    let error = error.to_compile_error();
+    syn::Type::Verbatim(quote::quote!([(); #error]))
 }
 
 /// Parses `= value` into `slot`; a malformed value is reported and leaves the key written.

@@ -7,7 +7,7 @@ mod args;
 use quote::ToTokens;
 
 use crate::ast::{Input, has_unreadable_doc};
-use crate::attr::Setting;
+use crate::attr::{Setting, error_type};
 use crate::ctxt::Ctxt;
 use crate::model::{Hints, Model};
 use args::check_args;
@@ -27,13 +27,6 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
         Some(attribute) => attribute.to_token_stream(),
         None => original.ident.to_token_stream(),
     };
-    if input.attrs.attribute.is_none() {
-        cx.error_spanned_by(
-            &blame,
-            "a tool needs #[tool(name = \"…\", title = \"…\", output = Type, read_only = …, \
-             destructive = …, idempotent = …, open_world = …)]",
-        );
-    }
     let report_missing = input.attrs.attribute.is_some();
     let missing = |cx: &mut Ctxt, written: bool, what: &str| {
         if report_missing && !written {
@@ -93,16 +86,19 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
         }
         (None, None) => String::new(),
     };
+    // Without an output type, the error is the type (as for a malformed one: see
+    // `attr::error_setting`), so that the user's `Run` impl adds no error of its own.
     let output = match attrs.output.value() {
         Some(output) => output.clone(),
-        None => {
-            missing(
-                cx,
-                !attrs.output.missing(),
-                "missing `output = Type` in #[tool(...)]: the type a successful call returns",
-            );
-            syn::parse_quote!(())
-        }
+        None if input.attrs.attribute.is_none() => error_type(syn::Error::new_spanned(
+            &blame,
+            "a tool needs #[tool(name = \"…\", title = \"…\", output = Type, read_only = …, \
+             destructive = …, idempotent = …, open_world = …)]",
+        )),
+        None => error_type(syn::Error::new_spanned(
+            &blame,
+            "missing `output = Type` in #[tool(...)]: the type a successful call returns",
+        )),
     };
 
     let hint = |cx: &mut Ctxt, slot: &crate::attr::Slot<bool>, key: &str| match slot.value() {
