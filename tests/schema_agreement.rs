@@ -32,6 +32,7 @@ use proptest::sample::select;
 use proptest::strategy::Union;
 use proptest::test_runner::{RngAlgorithm, TestCaseError, TestError, TestRunner};
 use serde_json::{Map, Number, Value, json};
+use toolkit::rule::{Length, Range};
 use toolkit::{ArgSpec, DefaultValue, Kind, Presence, Tool, ToolError, ToolSpec, Uuid, Violations};
 
 /// Generated argument objects per declaration.
@@ -270,7 +271,7 @@ fn declared(spec: &ToolSpec, name: &str) -> bool {
 /// (integers as exact integers, UUIDs in lower case), else the default, else `null`.
 fn expected_values(spec: &ToolSpec, object: &Object) -> Object {
     let expected = |arg: &ArgSpec| match (object.get(arg.name).filter(|v| !v.is_null()), arg.kind) {
-        (Some(Value::Number(number)), Kind::Integer { .. }) => {
+        (Some(Value::Number(number)), Kind::Integer) => {
             integral(number).map_or(Value::Null, exact_integer)
         }
         (Some(Value::String(text)), Kind::Uuid) => json!(text.to_lowercase()),
@@ -423,32 +424,44 @@ impl Tally {
     }
 }
 
+/// A string argument's declared lengths, `(None, None)` when it declares none.
+fn lengths(arg: &ArgSpec) -> (Option<u64>, Option<u64>) {
+    arg.rule::<Length>()
+        .map_or((None, None), |length| (length.min, length.max))
+}
+
+/// An integer argument's bounds, which the derive always gives it.
+fn range(arg: &ArgSpec) -> (i128, i128) {
+    let range = arg
+        .rule::<Range>()
+        .unwrap_or_else(|| panic!("{} is an integer without a range", arg.name));
+    (range.min, range.max)
+}
+
 /// Arguments whose values can sit at and past a bound: declared lengths, and every integer.
 fn has_bounds(arg: &ArgSpec) -> bool {
     match arg.kind {
-        Kind::String {
-            min_chars,
-            max_chars,
-        } => min_chars.is_some_and(|min| min > 0) || max_chars.is_some(),
-        Kind::Integer { .. } => true,
+        Kind::String => {
+            let (min_chars, max_chars) = lengths(arg);
+            min_chars.is_some_and(|min| min > 0) || max_chars.is_some()
+        }
+        Kind::Integer => true,
         Kind::Boolean | Kind::Uuid => false,
     }
 }
 
 fn position(arg: &ArgSpec, value: &Value) -> Position {
     let (measure, min, max) = match (arg.kind, value) {
-        (
-            Kind::String {
-                min_chars,
-                max_chars,
-            },
-            Value::String(text),
-        ) if has_bounds(arg) => (
-            i128::try_from(text.chars().count()).ok(),
-            min_chars.map(i128::from),
-            max_chars.map(i128::from),
-        ),
-        (Kind::Integer { min, max }, Value::Number(number)) => {
+        (Kind::String, Value::String(text)) if has_bounds(arg) => {
+            let (min_chars, max_chars) = lengths(arg);
+            (
+                i128::try_from(text.chars().count()).ok(),
+                min_chars.map(i128::from),
+                max_chars.map(i128::from),
+            )
+        }
+        (Kind::Integer, Value::Number(number)) => {
+            let (min, max) = range(arg);
             (integral(number), Some(min), Some(max))
         }
         _ => return Position::Elsewhere,
@@ -582,10 +595,8 @@ fn valid_or_absent(arg: &ArgSpec) -> BoxedStrategy<Option<Value>> {
 /// A value the argument must accept, often exactly at a bound.
 fn valid(arg: &ArgSpec) -> BoxedStrategy<Value> {
     match arg.kind {
-        Kind::String {
-            min_chars,
-            max_chars,
-        } => {
+        Kind::String => {
+            let (min_chars, max_chars) = lengths(arg);
             let min = min_chars.unwrap_or(0);
             match max_chars {
                 Some(max) => prop_oneof![
@@ -602,12 +613,15 @@ fn valid(arg: &ArgSpec) -> BoxedStrategy<Value> {
             }
         }
         Kind::Boolean => any::<bool>().prop_map(Value::Bool).boxed(),
-        Kind::Integer { min, max } => prop_oneof![
-            2 => select(vec![min, max, (min + 1).min(max), (max - 1).max(min)]),
-            3 => min..=max,
-        ]
-        .prop_map(exact_integer)
-        .boxed(),
+        Kind::Integer => {
+            let (min, max) = range(arg);
+            prop_oneof![
+                2 => select(vec![min, max, (min + 1).min(max), (max - 1).max(min)]),
+                3 => min..=max,
+            ]
+            .prop_map(exact_integer)
+            .boxed()
+        }
         Kind::Uuid => uuid_valid().prop_map(Value::String).boxed(),
     }
 }
@@ -616,12 +630,15 @@ fn valid(arg: &ArgSpec) -> BoxedStrategy<Value> {
 /// wrong JSON type.
 fn candidate(arg: &ArgSpec) -> BoxedStrategy<Value> {
     let near = match arg.kind {
-        Kind::String {
-            min_chars,
-            max_chars,
-        } => string_near_bounds(min_chars, max_chars),
+        Kind::String => {
+            let (min_chars, max_chars) = lengths(arg);
+            string_near_bounds(min_chars, max_chars)
+        }
         Kind::Boolean => any::<bool>().prop_map(Value::Bool).boxed(),
-        Kind::Integer { min, max } => integer_near_bounds(min, max),
+        Kind::Integer => {
+            let (min, max) = range(arg);
+            integer_near_bounds(min, max)
+        }
         Kind::Uuid => uuid_candidate().prop_map(Value::String).boxed(),
     };
     prop_oneof![

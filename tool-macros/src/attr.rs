@@ -12,6 +12,7 @@ use syn::parse::Parse;
 use syn::{Attribute, Ident, LitBool, LitInt, LitStr, Token};
 
 use crate::ctxt::Ctxt;
+use crate::rule;
 use crate::symbol::*;
 
 /// A setting as written: the key (for errors about the key) and the value's tokens (for errors
@@ -52,10 +53,7 @@ impl<T> Default for Slot<T> {
 impl<T> Slot<T> {
     fn set(&mut self, cx: &mut Ctxt, attr: &str, setting: Setting<T>) {
         if self.setting.is_some() {
-            cx.error_spanned_by(
-                &setting.key,
-                format!("duplicate #[{attr}] key `{}`; state it once", setting.key),
-            );
+            report_duplicate(cx, attr, &setting.key);
         } else {
             self.setting = Some(setting);
         }
@@ -79,6 +77,13 @@ impl<T> Slot<T> {
     fn meant(&mut self) {
         self.written = true;
     }
+}
+
+fn report_duplicate(cx: &mut Ctxt, attr: &str, key: &Ident) {
+    cx.error_spanned_by(
+        key,
+        format!("duplicate #[{attr}] key `{key}`; state it once"),
+    );
 }
 
 /// What `#[tool(...)]` said.
@@ -118,11 +123,9 @@ impl ToolAttrs {
 /// What `#[arg(...)]` said on one field.
 #[derive(Default)]
 pub struct ArgAttrs {
-    pub min: Slot<i128>,
-    pub max: Slot<i128>,
-    pub min_chars: Slot<i128>,
-    pub max_chars: Slot<i128>,
-    pub default: Slot<DefaultLit>,
+    /// The keys a rule reads (`min`, `max_chars`), each for its rule to check (see `rule`).
+    pub rules: Vec<Setting<Literal>>,
+    pub default: Slot<Literal>,
     pub message: Slot<LitStr>,
     pub exists: Slot<syn::Path>,
     pub required_unless: Slot<Ident>,
@@ -130,8 +133,9 @@ pub struct ArgAttrs {
     pub rename: Slot<LitStr>,
 }
 
-/// A `default = …` literal, before it is checked against the field's type.
-pub enum DefaultLit {
+/// A literal value (`10`, `-1`, `false`, `"title"`), before it is checked against what its key
+/// and the field's type need.
+pub enum Literal {
     Integer(i128),
     Boolean(bool),
     String(String),
@@ -140,18 +144,18 @@ pub enum DefaultLit {
     Other,
 }
 
-impl Parse for DefaultLit {
+impl Parse for Literal {
     fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
         let negative = input.parse::<Option<Token![-]>>()?.is_some();
         Ok(match input.parse::<syn::Lit>()? {
-            syn::Lit::Int(int) if !int.suffix().is_empty() => DefaultLit::Suffixed(int),
+            syn::Lit::Int(int) if !int.suffix().is_empty() => Literal::Suffixed(int),
             syn::Lit::Int(int) => {
                 let value = int.base10_parse::<i128>()?;
-                DefaultLit::Integer(if negative { -value } else { value })
+                Literal::Integer(if negative { -value } else { value })
             }
-            syn::Lit::Bool(flag) if !negative => DefaultLit::Boolean(flag.value),
-            syn::Lit::Str(text) if !negative => DefaultLit::String(text.value()),
-            _ => DefaultLit::Other,
+            syn::Lit::Bool(flag) if !negative => Literal::Boolean(flag.value),
+            syn::Lit::Str(text) if !negative => Literal::String(text.value()),
+            _ => Literal::Other,
         })
     }
 }
@@ -169,24 +173,6 @@ pub fn report_suffix(cx: &mut Ctxt, int: &LitInt) {
     );
 }
 
-/// An integer literal, optionally negative: `min = -10`.
-struct SignedInt {
-    value: i128,
-    literal: LitInt,
-}
-
-impl Parse for SignedInt {
-    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
-        let negative = input.parse::<Option<Token![-]>>()?.is_some();
-        let literal = input.parse::<LitInt>()?;
-        let value = literal.base10_parse::<i128>()?;
-        Ok(SignedInt {
-            value: if negative { -value } else { value },
-            literal,
-        })
-    }
-}
-
 pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
     let mut out = ToolAttrs::default();
     for misplaced in attrs.iter().filter(|attr| attr.path().is_ident(ARG)) {
@@ -200,7 +186,7 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
         out.attribute.get_or_insert_with(|| attribute.clone());
         let result = attribute.parse_nested_meta(|meta| {
             let Some(key) = meta.path.get_ident().cloned() else {
-                skip_unknown(cx, TOOL, TOOL_KEYS, &meta)?;
+                skip_unknown(cx, TOOL, TOOL_KEYS, TOOL_ALIASES, &meta)?;
                 return Ok(());
             };
             match key.to_string().as_str() {
@@ -249,7 +235,7 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
                 )?,
                 _ => {
                     let mut unknown = Ctxt::default();
-                    let meant = skip_unknown(&mut unknown, TOOL, TOOL_KEYS, &meta)?;
+                    let meant = skip_unknown(&mut unknown, TOOL, TOOL_KEYS, TOOL_ALIASES, &meta)?;
                     match (meant, unknown.check()) {
                         // `outptu = Found`: the error stands in for the output type, as in
                         // `output` below.
@@ -288,15 +274,10 @@ pub fn parse_arg_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgAttrs {
     for attribute in attrs.iter().filter(|attr| attr.path().is_ident(ARG)) {
         let result = attribute.parse_nested_meta(|meta| {
             let Some(key) = meta.path.get_ident().cloned() else {
-                skip_unknown(cx, ARG, ARG_KEYS, &meta)?;
+                skip_unknown(cx, ARG, &arg_keys(), &arg_aliases(), &meta)?;
                 return Ok(());
             };
             match key.to_string().as_str() {
-                // #[arg(min = 0)], #[arg(max = 50)], #[arg(min_chars = 1)], #[arg(max_chars = 100)]
-                MIN => integer(cx, &meta, key, "min = 0", &mut out.min)?,
-                MAX => integer(cx, &meta, key, "max = 50", &mut out.max)?,
-                MIN_CHARS => integer(cx, &meta, key, "min_chars = 1", &mut out.min_chars)?,
-                MAX_CHARS => integer(cx, &meta, key, "max_chars = 100", &mut out.max_chars)?,
                 // #[arg(default = 10)], #[arg(default = false)], #[arg(default = "title")]
                 DEFAULT => fill(cx, &meta, key, "default = 10", ARG, &mut out.default)?,
                 // #[arg(message = "A star rating must be between 1 and 5.")]
@@ -330,9 +311,21 @@ pub fn parse_arg_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgAttrs {
                     ARG,
                     &mut out.rename,
                 )?,
-                _ => {
-                    skip_unknown(cx, ARG, ARG_KEYS, &meta)?;
-                }
+                // #[arg(min = 0)], #[arg(max_chars = 100)]: a key some rule reads
+                name => match rule::key(name) {
+                    Some(rule_key) => {
+                        if let Some(setting) = value(cx, &meta, &key, rule_key.example)? {
+                            if out.rules.iter().any(|written| written.key == setting.key) {
+                                report_duplicate(cx, ARG, &setting.key);
+                            } else {
+                                out.rules.push(setting);
+                            }
+                        }
+                    }
+                    None => {
+                        skip_unknown(cx, ARG, &arg_keys(), &arg_aliases(), &meta)?;
+                    }
+                },
             }
             Ok(())
         });
@@ -368,32 +361,6 @@ fn hint(
         }
     };
     slot.set(cx, TOOL, setting);
-    Ok(())
-}
-
-fn integer(
-    cx: &mut Ctxt,
-    meta: &ParseNestedMeta,
-    key: Ident,
-    example: &str,
-    slot: &mut Slot<i128>,
-) -> syn::Result<()> {
-    slot.written = true;
-    if let Some(setting) = value::<SignedInt>(cx, meta, &key, example)? {
-        if !setting.value.literal.suffix().is_empty() {
-            report_suffix(cx, &setting.value.literal);
-            return Ok(());
-        }
-        slot.set(
-            cx,
-            ARG,
-            Setting {
-                key: setting.key,
-                tokens: setting.tokens,
-                value: setting.value.value,
-            },
-        );
-    }
     Ok(())
 }
 
@@ -514,16 +481,32 @@ fn skip_group(meta: &ParseNestedMeta) -> syn::Result<()> {
     Ok(())
 }
 
+/// Every `#[arg(...)]` key: the rules' keys, then the others.
+fn arg_keys() -> Vec<&'static str> {
+    rule::all_keys()
+        .map(|key| key.name)
+        .chain(ARG_KEYS.iter().copied())
+        .collect()
+}
+
+/// The rules' keys under the names other libraries give them.
+fn arg_aliases() -> Vec<(&'static str, &'static str)> {
+    rule::all_keys()
+        .flat_map(|key| key.aliases.iter().map(|alias| (*alias, key.name)))
+        .collect()
+}
+
 /// Reports an unknown key, suggesting the known one it most resembles, and skips its value.
 /// Returns the key suggested, if any.
 fn skip_unknown(
     cx: &mut Ctxt,
     attr: &str,
     known: &[&'static str],
+    aliases: &[(&str, &'static str)],
     meta: &ParseNestedMeta,
 ) -> syn::Result<Option<&'static str>> {
     let written = meta.path.to_token_stream().to_string().replace(' ', "");
-    let suggested = suggest(&written, known);
+    let suggested = suggest(&written, known, aliases);
     let message = match suggested {
         Some(key) => format!("unknown #[{attr}] key `{written}`; did you mean `{key}`?"),
         None => format!(
@@ -541,20 +524,19 @@ fn skip_unknown(
 }
 
 /// The known key a misspelt one stands for: the same letters in another case or without
-/// underscores (`readOnly`, `maxchars`), a common name from other libraries (`max_length`), or a
+/// underscores (`readOnly`, `maxchars`), a name other libraries give it (`max_length`), or a
 /// near miss (`titel`, `defualt`, `requird_unless`: one edit in a key of up to seven letters,
 /// two in a longer one).
-fn suggest(written: &str, known: &[&'static str]) -> Option<&'static str> {
+fn suggest(
+    written: &str,
+    known: &[&'static str],
+    aliases: &[(&str, &'static str)],
+) -> Option<&'static str> {
     let fold = |key: &str| key.replace('_', "").to_lowercase();
-    let alias = match fold(written).as_str() {
-        "maxlength" | "maxlen" => Some(MAX_CHARS),
-        "minlength" | "minlen" => Some(MIN_CHARS),
-        "readonlyhint" => Some(READ_ONLY),
-        "destructivehint" => Some(DESTRUCTIVE),
-        "idempotenthint" => Some(IDEMPOTENT),
-        "openworldhint" => Some(OPEN_WORLD),
-        _ => None,
-    };
+    let alias = aliases
+        .iter()
+        .find(|(alias, _)| fold(alias) == fold(written))
+        .map(|&(_, key)| key);
     let near = || {
         let allowed = |key: &str| if fold(key).chars().count() <= 7 { 1 } else { 2 };
         known

@@ -2,8 +2,9 @@
 //! plus stub impls, so a user sees their mistakes and not a cascade of "trait not implemented".
 //!
 //! Generated code names the runtime by absolute paths: the public traits and types a user also
-//! names (`::toolkit::Tool`, `ToolError`, `Exists`, `Uuid`), and, for what only generated code
-//! uses, `::toolkit::__private`. Its items stay inside `const _: () = { … };`.
+//! names (`::toolkit::Tool`, `ToolError`, `Exists`, `Uuid`, the rules in `::toolkit::rule`), and,
+//! for what only generated code uses, `::toolkit::__private`. Its items stay inside
+//! `const _: () = { … };`.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -103,20 +104,12 @@ fn arg_spec(arg: &Arg) -> TokenStream {
     let message = option(arg.message.as_ref().map(|text| quote!(#text)));
     let ignored_with = option(arg.ignored_with.map(|index| quote!(#index)));
     let kind = match arg.kind {
-        Kind::String {
-            min_chars,
-            max_chars,
-        } => {
-            let min_chars = option(min_chars.map(|n| quote!(#n)));
-            let max_chars = option(max_chars.map(|n| quote!(#n)));
-            quote!(::toolkit::__private::Kind::String { min_chars: #min_chars, max_chars: #max_chars })
-        }
+        Kind::String => quote!(::toolkit::__private::Kind::String),
         Kind::Boolean => quote!(::toolkit::__private::Kind::Boolean),
-        Kind::Integer { min, max } => {
-            quote!(::toolkit::__private::Kind::Integer { min: #min, max: #max })
-        }
+        Kind::Integer => quote!(::toolkit::__private::Kind::Integer),
         Kind::Uuid => quote!(::toolkit::__private::Kind::Uuid),
     };
+    let rules = arg.rules.iter().map(|rule| rule.spec());
     let presence = match &arg.presence {
         Presence::Required => quote!(::toolkit::__private::Presence::Required),
         Presence::Optional => quote!(::toolkit::__private::Presence::Optional),
@@ -145,6 +138,7 @@ fn arg_spec(arg: &Arg) -> TokenStream {
             label: #label,
             description: #description,
             kind: #kind,
+            rules: &[#(&#rules),*],
             presence: #presence,
             message: #message,
             ignored_with: #ignored_with,

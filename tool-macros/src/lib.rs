@@ -3,7 +3,7 @@
 //! The derive runs in four stages, one module each, with a typed hand-off between them:
 //! [`ast`] reads the struct and its attributes ([`attr`]) into a raw model, [`check`] turns that
 //! into a checked [`model`] (reporting every mistake at once through [`ctxt`]), and [`expand`]
-//! writes the code. Users read the vocabulary in `toolkit`'s crate docs.
+//! writes the code. Each rule on an argument's value is a module of [`rule`]. Users read the vocabulary in `toolkit`'s crate docs.
 
 #![forbid(unsafe_code)]
 
@@ -14,6 +14,7 @@ mod check;
 mod ctxt;
 mod expand;
 mod model;
+mod rule;
 mod symbol;
 
 use proc_macro::TokenStream;

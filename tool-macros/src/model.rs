@@ -1,11 +1,15 @@
-//! The checked model of a tool declaration: what `check` hands to `expand`. Every value here
-//! passed every check the macro can make from the tokens; what needs types (that an `exists`
-//! entity is an `Entity`, that the output type serializes) the compiler checks through the
-//! generated bounds. Expansion itself cannot fail.
+//! The checked model of a tool declaration: what `check` hands to `expand`. `expand` writes the
+//! tool from it when `check` reported nothing, and stubs otherwise, so the model is built even
+//! from a declaration with mistakes: a value that failed its check holds a stand-in (an empty
+//! name, no rule), and a missing output type is the error itself (`attr::error_type`). What
+//! needs types (that an `exists` entity is an `Entity`, that the output type serializes) the
+//! compiler checks through the generated bounds. Expansion itself cannot fail.
 
 use syn::Ident;
 
-/// A tool whose declaration passed every check.
+use crate::rule::Checked;
+
+/// A tool declaration, checked.
 pub struct Model<'a> {
     pub ident: &'a Ident,
     pub name: String,
@@ -36,23 +40,20 @@ pub struct Arg<'a> {
     pub label: String,
     pub description: Option<String>,
     pub kind: Kind,
+    /// The rules its value must keep, in the order a call checks them.
+    pub rules: Vec<Box<dyn Checked>>,
     pub presence: Presence,
     pub message: Option<String>,
     pub ignored_with: Option<usize>,
     pub exists: Option<syn::Path>,
 }
 
-/// The argument's JSON type with its effective rules (integer bounds include the Rust type's).
+/// The argument's JSON type.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    String {
-        min_chars: Option<u64>,
-        max_chars: Option<u64>,
-    },
+    String,
     Boolean,
-    Integer {
-        min: i128,
-        max: i128,
-    },
+    Integer,
     Uuid,
 }
 

@@ -1,4 +1,5 @@
-//! Every attribute keyword, in one place, so a typo in a keyword is a compile error here.
+//! Every attribute keyword except the rules' (each rule names its keys in its own module), so a
+//! typo in a keyword is a compile error here.
 
 pub const TOOL: &str = "tool";
 pub const ARG: &str = "arg";
@@ -26,11 +27,15 @@ pub const TOOL_KEYS: &[&str] = &[
     SCOPE,
 ];
 
-// #[arg(...)]
-pub const MIN: &str = "min";
-pub const MAX: &str = "max";
-pub const MIN_CHARS: &str = "min_chars";
-pub const MAX_CHARS: &str = "max_chars";
+/// What other libraries call a hint (MCP's own annotation names), suggested as the hint.
+pub const TOOL_ALIASES: &[(&str, &str)] = &[
+    ("read_only_hint", READ_ONLY),
+    ("destructive_hint", DESTRUCTIVE),
+    ("idempotent_hint", IDEMPOTENT),
+    ("open_world_hint", OPEN_WORLD),
+];
+
+// #[arg(...)], besides the keys the rules read (see `rule`)
 pub const DEFAULT: &str = "default";
 pub const MESSAGE: &str = "message";
 pub const EXISTS: &str = "exists";
@@ -39,10 +44,6 @@ pub const IGNORED_WITH: &str = "ignored_with";
 pub const RENAME: &str = "rename";
 
 pub const ARG_KEYS: &[&str] = &[
-    MIN,
-    MAX,
-    MIN_CHARS,
-    MAX_CHARS,
     DEFAULT,
     MESSAGE,
     EXISTS,

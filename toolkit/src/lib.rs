@@ -199,7 +199,8 @@
 //! fractional part (`5.0`) is an integer; `5.5` is not.
 //!
 //! ```
-//! use toolkit::{Kind, Tool};
+//! use toolkit::Tool;
+//! use toolkit::rule::Range;
 //! # #[derive(serde::Serialize, schemars::JsonSchema)] pub struct Out {}
 //!
 //! /// Pages through things.
@@ -213,7 +214,8 @@
 //!     limit: u32,
 //! }
 //!
-//! assert_eq!(PageThrough::SPEC.args[0].kind, Kind::Integer { min: 0, max: u32::MAX.into() });
+//! let offset = PageThrough::SPEC.args[0].rule::<Range>();
+//! assert_eq!(offset, Some(&Range { min: 0, max: u32::MAX.into() }));
 //! let page: PageThrough = toolkit::parse(serde_json::json!({ "limit": 5.0 }).as_object())
 //!     .unwrap_or_else(|error| panic!("{error}"));
 //! assert_eq!(page.limit, 5);
@@ -433,6 +435,7 @@ struct FrameworkGuideDoctests;
 mod error;
 mod parse;
 mod route;
+pub mod rule;
 mod schema;
 mod selection;
 mod spec;

@@ -89,40 +89,35 @@ pub fn parse_arguments(
     }
 }
 
-/// Checks one given (non-null) value: its JSON type first, then its rules.
+/// Checks one given (non-null) value: its JSON type first, then its rules in order. The first
+/// broken rule is the argument's sentence (or its declared `message`).
 fn check_value(arg: &ArgSpec, raw: &Value) -> Result<ArgValue, String> {
-    let broken = |default: String| arg.message.map_or(default, str::to_owned);
-    match arg.kind {
-        Kind::String {
-            min_chars,
-            max_chars,
-        } => {
-            let text = raw
-                .as_str()
-                .ok_or_else(|| format!("Must be a string, not {}.", json_type(raw)))?;
-            let chars = text.chars().count() as u64;
-            if min_chars.is_some_and(|min| chars < min) || max_chars.is_some_and(|max| chars > max)
-            {
-                return Err(broken(length_sentence(min_chars, max_chars, chars)));
-            }
-            Ok(ArgValue::String(text.to_owned()))
-        }
+    let value = typed_value(arg.kind, raw)?;
+    for rule in arg.rules {
+        rule.check(&value, raw)
+            .map_err(|sentence| arg.message.map_or(sentence, str::to_owned))?;
+    }
+    Ok(value)
+}
+
+/// The value as the argument's JSON type, or the sentence saying which type it must be.
+fn typed_value(kind: Kind, raw: &Value) -> Result<ArgValue, String> {
+    match kind {
+        Kind::String => raw
+            .as_str()
+            .map(|text| ArgValue::String(text.to_owned()))
+            .ok_or_else(|| format!("Must be a string, not {}.", json_type(raw))),
         Kind::Boolean => raw
             .as_bool()
             .map(ArgValue::Boolean)
             .ok_or_else(|| format!("Must be true or false, not {}.", json_type(raw))),
-        Kind::Integer { min, max } => {
+        Kind::Integer => {
             let Value::Number(number) = raw else {
                 return Err(format!("Must be an integer, not {}.", json_type(raw)));
             };
-            let value =
-                integer(number).ok_or_else(|| format!("Must be an integer, not {number}."))?;
-            if value < min || value > max {
-                return Err(broken(format!(
-                    "Must be between {min} and {max}, not {number}."
-                )));
-            }
-            Ok(ArgValue::Integer(value))
+            integer(number)
+                .map(ArgValue::Integer)
+                .ok_or_else(|| format!("Must be an integer, not {number}."))
         }
         Kind::Uuid => {
             let text = raw
@@ -162,16 +157,6 @@ pub(crate) fn hyphenated_uuid(text: &str) -> Option<Uuid> {
             }
         });
     well_formed.then(|| Uuid::parse_str(text).ok()).flatten()
-}
-
-fn length_sentence(min: Option<u64>, max: Option<u64>, actual: u64) -> String {
-    let rule = match (min, max) {
-        (Some(min), Some(max)) => format!("Must be between {min} and {max} characters long"),
-        (Some(min), None) => format!("Must be at least {min} characters long"),
-        (None, Some(max)) => format!("Must be at most {max} characters long"),
-        (None, None) => "Must have a valid length".to_owned(),
-    };
-    format!("{rule}, not {actual}.")
 }
 
 pub(crate) fn json_type(value: &Value) -> &'static str {

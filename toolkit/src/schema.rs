@@ -15,31 +15,17 @@ pub fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
     let mut required = Vec::new();
     for arg in spec.args {
         let mut property = Map::new();
-        match arg.kind {
-            Kind::String {
-                min_chars,
-                max_chars,
-            } => {
-                property.insert("type".into(), json!("string"));
-                if let Some(min) = min_chars {
-                    property.insert("minLength".into(), json!(min));
-                }
-                if let Some(max) = max_chars {
-                    property.insert("maxLength".into(), json!(max));
-                }
-            }
-            Kind::Boolean => {
-                property.insert("type".into(), json!("boolean"));
-            }
-            Kind::Integer { min, max } => {
-                property.insert("type".into(), json!("integer"));
-                property.insert("minimum".into(), integer_json(min));
-                property.insert("maximum".into(), integer_json(max));
-            }
-            Kind::Uuid => {
-                property.insert("type".into(), json!("string"));
-                property.insert("format".into(), json!("uuid"));
-            }
+        let json_type = match arg.kind {
+            Kind::String | Kind::Uuid => "string",
+            Kind::Boolean => "boolean",
+            Kind::Integer => "integer",
+        };
+        property.insert("type".into(), json!(json_type));
+        if arg.kind == Kind::Uuid {
+            property.insert("format".into(), json!("uuid"));
+        }
+        for rule in arg.rules {
+            rule.publish(&mut property);
         }
         match arg.presence {
             Presence::Required => required.push(json!(arg.name)),
@@ -64,8 +50,9 @@ pub fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
     schema
 }
 
-/// Bounds come from `i32`..`u64`, so they always fit one of serde_json's integer types.
-fn integer_json(value: i128) -> Value {
+/// An integer bound or default as JSON. Bounds come from `i32`..`u64`, so they always fit one
+/// of serde_json's integer types.
+pub(crate) fn integer_json(value: i128) -> Value {
     if let Ok(signed) = i64::try_from(value) {
         json!(signed)
     } else if let Ok(unsigned) = u64::try_from(value) {

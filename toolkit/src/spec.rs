@@ -3,6 +3,10 @@
 //! computed from this one value, which is why what a client is told and what the server enforces
 //! cannot disagree.
 
+use std::any::Any;
+
+use crate::rule::Rule;
+
 /// Everything the framework knows about one tool, generated from its declaration.
 #[derive(Debug)]
 pub struct ToolSpec {
@@ -52,8 +56,11 @@ pub struct ArgSpec {
     pub label: &'static str,
     /// The field's doc comment, published as the argument's description.
     pub description: Option<&'static str>,
-    /// The JSON type and the rules that go with it.
+    /// The JSON type.
     pub kind: Kind,
+    /// The rules a given value must keep, in the order they are checked. An integer argument
+    /// always has a [`Range`](crate::rule::Range): its type's bounds at least.
+    pub rules: &'static [&'static dyn Rule],
     /// What happens when the argument is left out.
     pub presence: Presence,
     /// A sentence that replaces the default one when a declared rule of this argument breaks.
@@ -63,26 +70,25 @@ pub struct ArgSpec {
     pub ignored_with: Option<usize>,
 }
 
-/// The type of an argument and the rules that type allows.
+impl ArgSpec {
+    /// The argument's rule of type `R`, if it has one:
+    /// `spec.args[0].rule::<Length>()`.
+    pub fn rule<R: Rule>(&self) -> Option<&R> {
+        self.rules
+            .iter()
+            .find_map(|rule| (*rule as &dyn Any).downcast_ref::<R>())
+    }
+}
+
+/// The JSON type of an argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// A JSON string, with optional bounds on its length in Unicode scalar values.
-    String {
-        /// The fewest characters allowed.
-        min_chars: Option<u64>,
-        /// The most characters allowed.
-        max_chars: Option<u64>,
-    },
+    /// A JSON string.
+    String,
     /// `true` or `false`.
     Boolean,
-    /// A JSON number with no fractional part, within bounds that always include the Rust
-    /// type's own: an offset of 2^70 is a broken rule, not an overflow.
-    Integer {
-        /// The smallest value allowed.
-        min: i128,
-        /// The largest value allowed.
-        max: i128,
-    },
+    /// A JSON number with no fractional part.
+    Integer,
     /// A UUID string in the hyphenated 36-character form, in any case.
     Uuid,
 }

@@ -1,6 +1,7 @@
 //! Integer arguments of every width, with either bound, both, neither, negative bounds and
 //! defaults; undeclared bounds are the type's own.
-use toolkit::{Kind, Presence, DefaultValue, Tool};
+use toolkit::rule::Range;
+use toolkit::{DefaultValue, Kind, Presence, Tool};
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub struct Out {}
@@ -22,14 +23,16 @@ pub struct Integers {
 }
 
 fn main() {
-    let kinds: Vec<Kind> = Integers::SPEC.args.iter().map(|arg| arg.kind).collect();
-    assert_eq!(kinds, [
-        Kind::Integer { min: 0, max: u32::MAX.into() },
-        Kind::Integer { min: 1, max: 50 },
-        Kind::Integer { min: -10, max: -1 },
-        Kind::Integer { min: i64::MIN.into(), max: 100 },
-        Kind::Integer { min: i64::MIN.into(), max: i64::MAX.into() },
-        Kind::Integer { min: 0, max: u32::MAX.into() },
+    let args = Integers::SPEC.args;
+    assert!(args.iter().all(|arg| arg.kind == Kind::Integer && arg.rules.len() == 1));
+    let ranges: Vec<Option<&Range>> = args.iter().map(|arg| arg.rule::<Range>()).collect();
+    assert_eq!(ranges, [
+        Some(&Range { min: 0, max: u32::MAX.into() }),
+        Some(&Range { min: 1, max: 50 }),
+        Some(&Range { min: -10, max: -1 }),
+        Some(&Range { min: i64::MIN.into(), max: 100 }),
+        Some(&Range { min: i64::MIN.into(), max: i64::MAX.into() }),
+        Some(&Range { min: 0, max: u32::MAX.into() }),
     ]);
     let presence: Vec<Presence> = Integers::SPEC.args.iter().map(|arg| arg.presence).collect();
     assert_eq!(presence, [

@@ -1,4 +1,5 @@
 //! String arguments with lengths in characters and string defaults.
+use toolkit::rule::{Length, Range};
 use toolkit::{DefaultValue, Kind, Presence, Tool};
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
@@ -19,8 +20,10 @@ pub struct Strings {
 
 fn main() {
     let args = Strings::SPEC.args;
-    assert_eq!(args[0].kind, Kind::String { min_chars: None, max_chars: Some(100) });
-    assert_eq!(args[1].kind, Kind::String { min_chars: Some(1), max_chars: None });
+    assert!(args.iter().all(|arg| arg.kind == Kind::String && arg.rule::<Range>().is_none()));
+    assert_eq!(args[0].rule::<Length>(), Some(&Length { min: None, max: Some(100) }));
+    assert_eq!(args[1].rule::<Length>(), Some(&Length { min: Some(1), max: None }));
+    assert_eq!(args[2].rule::<Length>(), Some(&Length { min: Some(2), max: Some(8) }));
     assert_eq!(args[2].presence, Presence::Default(DefaultValue::String("title")));
-    assert_eq!(args[3].kind, Kind::String { min_chars: None, max_chars: None });
+    assert!(args[3].rules.is_empty());
 }

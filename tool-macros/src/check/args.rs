@@ -5,10 +5,11 @@ use quote::ToTokens;
 
 use super::MAX_NAME_CHARS;
 use crate::ast::{ArgType, Base, Field};
-use crate::attr::{DefaultLit, Setting};
+use crate::attr::{Literal, Setting, report_suffix};
 use crate::case;
 use crate::ctxt::Ctxt;
 use crate::model::{Arg, DefaultValue, Kind, Presence};
+use crate::rule::{self, Checked, RULES, Written};
 
 /// A name a client sends an argument under: a letter, then letters, digits, `_` or `-`, so that it
 /// reads the same in every client's code, in the schema and in a message that names it.
@@ -60,7 +61,17 @@ fn check_arg<'a>(cx: &mut Ctxt, fields: &[Field<'a>], field: &Field<'a>) -> Opti
         Some(setting) => check_wire_name(cx, setting),
         None => case::wire_name(&field.ident.to_string()),
     };
-    let kind = check_kind(cx, field, arg_type);
+    let kind = match arg_type.base {
+        Base::String => Kind::String,
+        Base::Bool => Kind::Boolean,
+        Base::Uuid => Kind::Uuid,
+        Base::I32 | Base::I64 | Base::U32 | Base::U64 => Kind::Integer,
+    };
+    let written = Written::new(&attrs.rules);
+    let rules: Vec<Box<dyn Checked>> = RULES
+        .iter()
+        .filter_map(|rule| rule.check(cx, &written, arg_type.base))
+        .collect();
     let required_unless = other_field(cx, fields, field, attrs.required_unless.get());
     let ignored_with = other_field(cx, fields, field, attrs.ignored_with.get());
     for (setting, purpose) in [
@@ -114,7 +125,7 @@ fn check_arg<'a>(cx: &mut Ctxt, fields: &[Field<'a>], field: &Field<'a>) -> Opti
             ),
         );
     }
-    let presence = check_presence(cx, field, arg_type, &kind, required_unless);
+    let presence = check_presence(cx, field, arg_type, kind, &rules, required_unless);
     check_exists(cx, field, arg_type);
     let message = check_message(cx, field);
     Some(Arg {
@@ -124,170 +135,12 @@ fn check_arg<'a>(cx: &mut Ctxt, fields: &[Field<'a>], field: &Field<'a>) -> Opti
         wire_name,
         description: field.doc.clone(),
         kind,
+        rules,
         presence,
         message,
         ignored_with,
         exists: attrs.exists.value().cloned(),
     })
-}
-
-/// The JSON type and its rules; bounds on the wrong type are reported with what to write.
-fn check_kind(cx: &mut Ctxt, field: &Field, arg_type: ArgType) -> Kind {
-    let attrs = &field.attrs;
-    let base = arg_type.base;
-    if let Some((type_min, type_max)) = base.integer_range() {
-        for setting in [attrs.min_chars.get(), attrs.max_chars.get()]
-            .into_iter()
-            .flatten()
-        {
-            let integer_key = if setting.key == "min_chars" {
-                "min"
-            } else {
-                "max"
-            };
-            cx.error_spanned_by(
-                &setting.key,
-                format!(
-                    "`{}` limits the length of a String; to bound a {} write `{integer_key}`",
-                    setting.key,
-                    base.name()
-                ),
-            );
-        }
-        let min = bound(cx, attrs.min.get(), base, type_min, type_max).unwrap_or(type_min);
-        let max = bound(cx, attrs.max.get(), base, type_min, type_max).unwrap_or(type_max);
-        if min > max
-            && let Some(setting) = attrs.max.get()
-        {
-            cx.error_spanned_by(
-                setting.value_span(),
-                format!("`max = {max}` is below `min = {min}`: make `min` no larger than `max`"),
-            );
-        }
-        return Kind::Integer { min, max };
-    }
-
-    for setting in [attrs.min.get(), attrs.max.get()].into_iter().flatten() {
-        let message = if base == Base::String {
-            let length_key = if setting.key == "min" {
-                "min_chars"
-            } else {
-                "max_chars"
-            };
-            format!(
-                "`{}` bounds an integer; to limit the length of a String write `{length_key}`",
-                setting.key
-            )
-        } else {
-            format!(
-                "`{}` bounds an integer, and this argument is a {}",
-                setting.key,
-                base.name()
-            )
-        };
-        cx.error_spanned_by(&setting.key, message);
-    }
-    if base != Base::String {
-        for setting in [attrs.min_chars.get(), attrs.max_chars.get()]
-            .into_iter()
-            .flatten()
-        {
-            cx.error_spanned_by(
-                &setting.key,
-                format!(
-                    "`{}` limits the length of a String, and this argument is a {}",
-                    setting.key,
-                    base.name()
-                ),
-            );
-        }
-    }
-    match base {
-        Base::String => {
-            let min_chars = length(cx, attrs.min_chars.get());
-            let max_chars = length(cx, attrs.max_chars.get());
-            if let (Some(min), Some(max), Some(setting)) =
-                (min_chars, max_chars, attrs.max_chars.get())
-                && min > max
-            {
-                cx.error_spanned_by(
-                    setting.value_span(),
-                    format!(
-                        "`max_chars = {max}` is below `min_chars = {min}`: \
-                         make `min_chars` no larger than `max_chars`"
-                    ),
-                );
-            }
-            Kind::String {
-                min_chars,
-                max_chars,
-            }
-        }
-        Base::Bool => Kind::Boolean,
-        _ => Kind::Uuid,
-    }
-}
-
-/// A declared integer bound, if it lies within the field type's own range.
-fn bound(
-    cx: &mut Ctxt,
-    setting: Option<&Setting<i128>>,
-    base: Base,
-    type_min: i128,
-    type_max: i128,
-) -> Option<i128> {
-    let setting = setting?;
-    let value = setting.value;
-    let problem = if value < type_min {
-        Some(format!(
-            "is below the smallest {} ({type_min})",
-            base.name()
-        ))
-    } else if value > type_max {
-        Some(format!("is above the largest {} ({type_max})", base.name()))
-    } else {
-        None
-    };
-    match problem {
-        Some(problem) => {
-            cx.error_spanned_by(
-                setting.value_span(),
-                format!("`{} = {value}` {problem}: choose a bound the field's type can hold, or a wider type", setting.key),
-            );
-            None
-        }
-        None => Some(value),
-    }
-}
-
-/// An argument's length rules as prose: `at most 100 characters`, `1 to 100 characters`.
-fn length_bounds(min: Option<u64>, max: Option<u64>) -> String {
-    match (min, max) {
-        (Some(min), Some(max)) => format!("{min} to {max} characters"),
-        (Some(min), None) => format!("at least {min} characters"),
-        (None, Some(max)) => format!("at most {max} characters"),
-        (None, None) => "any length".to_owned(),
-    }
-}
-
-fn length(cx: &mut Ctxt, setting: Option<&Setting<i128>>) -> Option<u64> {
-    let setting = setting?;
-    match u64::try_from(setting.value) {
-        Ok(chars) => Some(chars),
-        Err(_) => {
-            let key = &setting.key;
-            let message = if setting.value < 0 {
-                format!("`{key}` is a number of characters, so it cannot be negative")
-            } else {
-                format!(
-                    "`{key}` is a number of characters, at most {}: no string is longer",
-                    u64::MAX
-                )
-            };
-            cx.error_spanned_by(setting.value_span(), message);
-            None
-        }
-    }
 }
 
 /// The index of the field another setting names (`required_unless = review_id`).
@@ -323,7 +176,8 @@ fn check_presence(
     cx: &mut Ctxt,
     field: &Field,
     arg_type: ArgType,
-    kind: &Kind,
+    kind: Kind,
+    rules: &[Box<dyn Checked>],
     required_unless: Option<usize>,
 ) -> Presence {
     let Some(setting) = field.attrs.default.get() else {
@@ -348,7 +202,7 @@ fn check_presence(
             "an argument with a default is never missing: drop `required_unless` or the default",
         );
     }
-    match check_default(cx, setting, arg_type.base, kind) {
+    match check_default(cx, setting, arg_type.base, kind, rules) {
         Some(default) => Presence::Default(default),
         None => Presence::Required,
     }
@@ -357,9 +211,10 @@ fn check_presence(
 /// The default, if it has the field's type and keeps the field's own rules.
 fn check_default(
     cx: &mut Ctxt,
-    setting: &Setting<DefaultLit>,
+    setting: &Setting<Literal>,
     base: Base,
-    kind: &Kind,
+    kind: Kind,
+    rules: &[Box<dyn Checked>],
 ) -> Option<DefaultValue> {
     let span = setting.value_span();
     let example = match base {
@@ -375,43 +230,13 @@ fn check_default(
         _ => "an integer literal, like `default = 10`",
     };
     let default = match (&setting.value, kind) {
-        (DefaultLit::Suffixed(int), _) => {
-            crate::attr::report_suffix(cx, int);
+        (Literal::Suffixed(int), _) => {
+            report_suffix(cx, int);
             return None;
         }
-        (DefaultLit::Integer(value), Kind::Integer { min, max }) => {
-            if value < min || value > max {
-                cx.error_spanned_by(
-                    &span,
-                    format!("the default {value} breaks this argument's own bounds ({min} to {max}): choose a default between them"),
-                );
-                return None;
-            }
-            DefaultValue::Integer(*value)
-        }
-        (DefaultLit::Boolean(value), Kind::Boolean) => DefaultValue::Boolean(*value),
-        (
-            DefaultLit::String(value),
-            Kind::String {
-                min_chars,
-                max_chars,
-            },
-        ) => {
-            let chars = value.chars().count() as u64;
-            if min_chars.is_some_and(|min| chars < min) || max_chars.is_some_and(|max| chars > max)
-            {
-                cx.error_spanned_by(
-                    &span,
-                    format!(
-                        "the default is {chars} characters long, but this argument takes {}: \
-                         choose a default that fits",
-                        length_bounds(*min_chars, *max_chars)
-                    ),
-                );
-                return None;
-            }
-            DefaultValue::String(value.clone())
-        }
+        (Literal::Integer(value), Kind::Integer) => DefaultValue::Integer(*value),
+        (Literal::Boolean(value), Kind::Boolean) => DefaultValue::Boolean(*value),
+        (Literal::String(value), Kind::String) => DefaultValue::String(value.clone()),
         _ => {
             cx.error_spanned_by(
                 &span,
@@ -420,6 +245,10 @@ fn check_default(
             return None;
         }
     };
+    if let Some(refusal) = rules.iter().find_map(|rule| rule.refuse_default(&default)) {
+        cx.error_spanned_by(&span, refusal);
+        return None;
+    }
     Some(default)
 }
 
@@ -442,16 +271,17 @@ fn check_message(cx: &mut Ctxt, field: &Field) -> Option<String> {
     let attrs = &field.attrs;
     let setting = attrs.message.get()?;
     let text = setting.value.value();
-    let has_rule = attrs.min.get().is_some()
-        || attrs.max.get().is_some()
-        || attrs.min_chars.get().is_some()
-        || attrs.max_chars.get().is_some()
-        || attrs.required_unless.get().is_some();
-    if !has_rule {
+    if attrs.rules.is_empty() && attrs.required_unless.get().is_none() {
+        let keys: Vec<String> = rule::all_keys()
+            .map(|key| format!("`{}`", key.name))
+            .collect();
         cx.error_spanned_by(
             &setting.key,
-            "`message` replaces the sentence of a broken rule, and this argument declares none: \
-             add `min`, `max`, `min_chars`, `max_chars` or `required_unless`, or drop the message",
+            format!(
+                "`message` replaces the sentence of a broken rule, and this argument declares \
+                 none: add {} or `required_unless`, or drop the message",
+                keys.join(", ")
+            ),
         );
     }
     if !text.trim_end().ends_with(['.', '!', '?']) {
