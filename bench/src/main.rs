@@ -18,15 +18,28 @@
 //! (VmHWM), spawn-to-initialize time and seed time. The reviews it wrote are deleted at the
 //! end, so the database keeps its seeded counts and is reused by the next run.
 //!
-//! With `--plot PATH` it also draws each tool's p50 (one call in flight) against data size.
-//! `--database postgres://…` benches the PostgreSQL backend on that (existing) database.
+//! `--database postgres://…` benches the PostgreSQL backend on that (existing) database, for
+//! one size. `--postgres postgres://…/NAME` benches PostgreSQL beside SQLite at every size, one
+//! after the other: on the database `NAME_small` for the small set, `NAME_large`, `NAME_huge`
+//! (as the SQLite files are one per size), each of which must exist. Like a SQLite file, each
+//! is seeded unless it already holds its size, and reused by the next run.
+//!
+//! With `--plot PATH` it also draws a PNG: each tool's p50 against data size, one panel with
+//! one call at a time (`p50@1`) and one with `--in-flight` calls (`p50`), on a shared log scale;
+//! SQLite in solid lines, PostgreSQL (when measured) in dashed ones.
 //!
 //! Run from the workspace root (`bench` starts the `movie-reviews-mcp` binary beside it, so
 //! build both):
 //!
 //! ```sh
-//! cargo build --release -p movie-reviews-mcp -p bench && target/release/bench \
-//!     --size small,large,huge --plot docs/performance.png
+//! cargo build --release -p movie-reviews-mcp -p bench
+//! # SQLite alone:
+//! target/release/bench --size small,large,huge --plot docs/performance.png
+//! # SQLite and PostgreSQL, in one figure (the databases are created once):
+//! for size in small large huge; do createdb movie_reviews_bench_$size; done
+//! target/release/bench --size small,large,huge --plot docs/performance.png \
+//!     --postgres postgres://localhost/movie_reviews_bench
+//! # Another workload:
 //! target/release/bench --size small --calls 5000 --in-flight 1 --mix get=4,search=3,list=2,write=1
 //! ```
 
@@ -78,7 +91,13 @@ struct Args {
     /// temp dir, reused if it holds the right counts, else seeded]
     #[arg(long, value_name = "PATH|URL")]
     database: Option<PathBuf>,
-    /// Also draw p50 latency (one call in flight) of each tool against data size, as a PNG.
+    /// Also bench PostgreSQL, at every size, on the existing database URL's name with
+    /// `_SIZE` appended (`postgres://localhost/movie_reviews_bench` →
+    /// `movie_reviews_bench_small`, …), seeded unless it holds that size.
+    #[arg(long, value_name = "URL")]
+    postgres: Option<String>,
+    /// Also draw each tool's p50 latency against data size, as a PNG: one call at a time and
+    /// `--in-flight` calls side by side, SQLite solid and PostgreSQL dashed.
     #[arg(long, value_name = "PATH")]
     plot: Option<PathBuf>,
     /// The server binary. [default: movie-reviews-mcp next to this binary]
@@ -86,7 +105,7 @@ struct Args {
     server: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum SizeName {
     Small,
     Large,
@@ -180,21 +199,87 @@ fn run(args: Args) -> Result<(), Error> {
     if args.database.is_some() && args.sizes.len() > 1 {
         return Err("--database names one database: give one --size with it".into());
     }
+    if let Some(prefix) = &args.postgres {
+        if let Some(database) = &args.database
+            && let Database::Postgres(_) = Database::named(database.clone())?
+        {
+            return Err("--database is a PostgreSQL URL: give it or --postgres, not both".into());
+        }
+        // A bad URL or a missing database fails now rather than after a SQLite run.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        for &size in &args.sizes {
+            let database = Database::named(postgres_database(prefix, size)?)?;
+            match runtime.block_on(Store::open(&database)) {
+                Ok(store) => runtime.block_on(store.close()),
+                Err(error) => {
+                    return Err(format!(
+                        "--postgres: cannot open {database} ({error}); create each size's \
+                         database first (`createdb`)"
+                    )
+                    .into());
+                }
+            }
+        }
+    }
     let mut reports = Vec::new();
     for &size in &args.sizes {
-        let report = run_size(&args, size, &mix)?;
-        print_table(&report);
-        reports.push(report);
+        let sqlite = args.database.clone().unwrap_or_else(|| {
+            std::env::temp_dir().join(format!("movie-reviews-bench-{}.db", size.name()))
+        });
+        let postgres = args
+            .postgres
+            .as_deref()
+            .map(|prefix| postgres_database(prefix, size))
+            .transpose()?;
+        // Both backends at one size, then the next size: on a shared machine, measurements
+        // taken close together are the fairest comparison.
+        for database in std::iter::once(sqlite).chain(postgres) {
+            let report = run_size(&args, size, database, &mix)?;
+            print_table(&report);
+            reports.push(report);
+        }
     }
     if let Some(path) = &args.plot {
-        plot::latency_by_size(path, &plot_series(&reports))?;
+        plot::write(path, &plot_figure(&reports))?;
         eprintln!("bench: plotted {}", path.display());
     }
     Ok(())
 }
 
-/// Seeds or reuses the database of `size`, runs the workload on the server and on the store.
-fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error> {
+/// The URL of the PostgreSQL database for `size`: `prefix` with `_SIZE` appended to the
+/// database's name (the URL's path, before any `?options`).
+fn postgres_database(prefix: &str, size: SizeName) -> Result<PathBuf, Error> {
+    // The URL is not repeated: it may hold a password.
+    let usage = || {
+        "--postgres: give postgres://[USER@]HOST[:PORT]/NAME (the size is appended to NAME)"
+            .to_owned()
+    };
+    let rest = ["postgres://", "postgresql://"]
+        .iter()
+        .find_map(|scheme| prefix.strip_prefix(scheme))
+        .ok_or_else(usage)?;
+    let (base, options) = prefix.split_at(prefix.find('?').unwrap_or(prefix.len()));
+    let name = rest
+        .split_once('/')
+        .map(|(_, path)| path.split('?').next().unwrap_or_default())
+        .unwrap_or_default();
+    if name.is_empty() || name.contains('/') {
+        return Err(usage().into());
+    }
+    let url = format!("{base}_{}{options}", size.name());
+    Database::named(PathBuf::from(&url)).map_err(|error| format!("--postgres: {error}"))?;
+    Ok(PathBuf::from(url))
+}
+
+/// Seeds or reuses `database` at `size`, runs the workload on the server and on the store.
+fn run_size(
+    args: &Args,
+    size: SizeName,
+    database: PathBuf,
+    mix: &[u32; 4],
+) -> Result<Report, Error> {
     let server = match args.server.clone() {
         Some(path) => path,
         None => std::env::current_exe()?
@@ -210,9 +295,6 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
         )
         .into());
     }
-    let database = args.database.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("movie-reviews-bench-{}.db", size.name()))
-    });
     // The server is given the argument as it is; the in-process store calls read it the same way.
     let target = Database::named(database.clone())?;
     let counts = size.counts();
@@ -239,7 +321,11 @@ fn run_size(args: &Args, size: SizeName, mix: &[u32; 4]) -> Result<Report, Error
             .args(["--reviews", &counts.2.to_string()])
             .status()?;
         if !status.success() {
-            return Err(format!("`{} seed` failed: {status}", server.display()).into());
+            let hint = match target {
+                Database::Postgres(_) => " (a PostgreSQL database must exist: `createdb NAME`)",
+                Database::Sqlite(_) => "",
+            };
+            return Err(format!("`{} seed` failed: {status}{hint}", server.display()).into());
         }
         Some(started.elapsed())
     };
@@ -959,30 +1045,71 @@ struct Report {
     store_run: RunResult,
 }
 
-/// Each tool's p50 with one call in flight, in µs, at each size run.
-fn plot_series(reports: &[Report]) -> plot::Series {
-    plot::Series {
-        sizes: reports
-            .iter()
-            .map(|report| {
-                let (movies, _, reviews) = report.counts;
-                format!("{} ({movies}/{reviews})", report.size.name())
-            })
-            .collect(),
-        tools: TOOLS
-            .iter()
-            .enumerate()
-            .map(|(tool, name)| {
-                let p50s = reports
+/// Each tool's p50 in µs, one call at a time and with `--in-flight` calls, at each size run,
+/// on each backend run. Sizes keep the order they were given in.
+fn plot_figure(reports: &[Report]) -> plot::Figure {
+    let mut sizes: Vec<SizeName> = Vec::new();
+    for report in reports {
+        if !sizes.contains(&report.size) {
+            sizes.push(report.size);
+        }
+    }
+    let backend_of = |report: &Report| match report.database {
+        Database::Sqlite(_) => plot::Backend::Sqlite,
+        Database::Postgres(_) => plot::Backend::Postgres,
+    };
+    let in_flight = reports.first().map_or(1, |report| report.in_flight);
+    let panel = |title: String, run: fn(&Report) -> &RunResult| {
+        let mut lines = Vec::new();
+        for backend in [plot::Backend::Sqlite, plot::Backend::Postgres] {
+            for tool in 0..TOOLS.len() {
+                let p50s = sizes
                     .iter()
-                    .map(|report| {
-                        quantile(&sorted(&report.serial_run.latencies[tool]), 0.5)
+                    .map(|&size| {
+                        let report = reports
+                            .iter()
+                            .rev()
+                            .find(|report| report.size == size && backend_of(report) == backend)?;
+                        quantile(&sorted(&run(report).latencies[tool]), 0.5)
                             .map(|p50| p50.as_secs_f64() * 1e6)
                     })
-                    .collect();
-                ((*name).to_owned(), p50s)
+                    .collect::<Vec<_>>();
+                if p50s.iter().any(Option::is_some) {
+                    lines.push(plot::Line {
+                        tool,
+                        backend,
+                        p50s,
+                    });
+                }
+            }
+        }
+        plot::Panel { title, lines }
+    };
+    plot::Figure {
+        sizes: sizes
+            .iter()
+            .map(|size| {
+                let (movies, _, reviews) = size.counts();
+                plot::SizeLabel {
+                    name: size.name().to_owned(),
+                    detail: format!("{}/{}", compact(movies), compact(reviews)),
+                }
             })
             .collect(),
+        tools: TOOLS.iter().map(|&name| name.to_owned()).collect(),
+        panels: vec![
+            panel("one call at a time".to_owned(), |report| &report.serial_run),
+            panel(format!("{in_flight} in flight"), |report| &report.main_run),
+        ],
+    }
+}
+
+/// A count as an axis label has room for: 200000 as "200k", 5000000 as "5M".
+fn compact(count: u64) -> String {
+    match count {
+        1_000_000.. if count.is_multiple_of(1_000_000) => format!("{}M", count / 1_000_000),
+        1_000.. if count.is_multiple_of(1_000) => format!("{}k", count / 1_000),
+        _ => count.to_string(),
     }
 }
 
@@ -1106,4 +1233,44 @@ fn print_table(report: &Report) {
         report.in_flight,
         report.ping.as_secs_f64() * 1e6
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_size_has_its_own_postgres_database() -> Result<(), Error> {
+        let url =
+            |prefix, size| postgres_database(prefix, size).map(|url| url.display().to_string());
+        assert_eq!(
+            url("postgres://localhost/movie_reviews_bench", SizeName::Small)?,
+            "postgres://localhost/movie_reviews_bench_small"
+        );
+        assert_eq!(
+            url(
+                "postgresql://bench@db.example:5433/bench?sslmode=disable",
+                SizeName::Huge
+            )?,
+            "postgresql://bench@db.example:5433/bench_huge?sslmode=disable"
+        );
+        for no_name in [
+            "postgres://localhost",
+            "postgres://localhost/",
+            "postgres://localhost/?sslmode=disable",
+            "bench.db",
+        ] {
+            assert!(url(no_name, SizeName::Large).is_err(), "{no_name}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn counts_are_labelled_compactly() {
+        assert_eq!(compact(100), "100");
+        assert_eq!(compact(1_000), "1k");
+        assert_eq!(compact(200_000), "200k");
+        assert_eq!(compact(5_000_000), "5M");
+        assert_eq!(compact(1_500), "1500");
+    }
 }

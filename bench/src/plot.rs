@@ -1,34 +1,126 @@
-//! The benchmark's plot: p50 latency of each tool against data size, as a PNG.
+//! The benchmark's figure, a PNG: each tool's p50 latency against data size, one panel per
+//! load (one call at a time, N in flight) on a shared log scale, SQLite and PostgreSQL in the
+//! same panels.
 //!
-//! Drawn by hand on an RGB canvas (lines, squares, and text in an 8×8 bitmap font), because a
-//! plotting library needs system fonts to write a label, and a fresh machine may have none.
+//! Drawn by hand on an RGB canvas ([`canvas`]), because a plotting library needs system fonts
+//! to write a label, and a fresh machine may have none.
+//!
+//! A tool is told apart by its colour and by its marker's shape, since two tools often measure
+//! the same (the two searches) and one line then hides the other; the markers are also nudged
+//! a few pixels apart along x for the same reason. A backend is told apart by its line style:
+//! SQLite solid with filled markers, PostgreSQL dashed with hollow ones.
 
-use std::fs::File;
-use std::io::BufWriter;
+mod canvas;
+mod legend;
+mod scale;
+
 use std::path::Path;
 
-type Error = Box<dyn std::error::Error + Send + Sync>;
+use canvas::{Canvas, Dash, Marker, Rgb, text_width};
+use legend::{LEGEND_ROW, draw_legend, legend_rows};
+use scale::{Tick, ticks};
 
-/// What to plot: one latency (µs; `None` where not measured) per size, for each tool.
-pub struct Series {
-    /// The sizes' labels, left to right.
-    pub sizes: Vec<String>,
-    pub tools: Vec<(String, Vec<Option<f64>>)>,
+pub type Error = Box<dyn std::error::Error + Send + Sync>;
+
+/// Which store a line was measured on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
 }
 
-const WIDTH: usize = 960;
-const HEIGHT: usize = 560;
-const LEFT: usize = 90;
-const RIGHT: usize = 230;
-const TOP: usize = 60;
-const BOTTOM: usize = 80;
+impl Backend {
+    const ALL: [Backend; 2] = [Backend::Sqlite, Backend::Postgres];
 
-type Rgb = [u8; 3];
+    fn name(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "SQLite",
+            Backend::Postgres => "PostgreSQL",
+        }
+    }
+
+    fn dash(self) -> Dash {
+        match self {
+            Backend::Sqlite => Dash::Solid,
+            Backend::Postgres => Dash::Dashed { on: 8, off: 5 },
+        }
+    }
+
+    /// The inside of a hollow marker; `None` for a filled one.
+    fn hollow(self) -> Option<Rgb> {
+        match self {
+            Backend::Sqlite => None,
+            Backend::Postgres => Some(WHITE),
+        }
+    }
+
+    fn legend(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "SQLite: solid line, filled marker",
+            Backend::Postgres => "PostgreSQL: dashed line, hollow marker",
+        }
+    }
+}
+
+/// What to draw.
+pub struct Figure {
+    /// The data sizes along x, left to right.
+    pub sizes: Vec<SizeLabel>,
+    /// The tools' names; a [`Line`] refers to one by its index.
+    pub tools: Vec<String>,
+    /// Side by side, sharing the latency scale.
+    pub panels: Vec<Panel>,
+}
+
+pub struct SizeLabel {
+    /// "small".
+    pub name: String,
+    /// What it holds, in the x axis title's terms ("100/1k").
+    pub detail: String,
+}
+
+pub struct Panel {
+    pub title: String,
+    pub lines: Vec<Line>,
+}
+
+/// One tool on one backend: its p50 in µs at each size, `None` where not measured.
+pub struct Line {
+    pub tool: usize,
+    pub backend: Backend,
+    pub p50s: Vec<Option<f64>>,
+}
+
+impl Line {
+    /// The values a log scale can show: a p50 of 0 (or NaN) has no place on it and is left
+    /// out like an unmeasured one.
+    fn points(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
+        self.p50s.iter().enumerate().filter_map(|(size, p50)| {
+            p50.filter(|micros| micros.is_finite() && *micros > 0.0)
+                .map(|micros| (size, micros))
+        })
+    }
+}
+
+const WIDTH: usize = 1000;
+/// Room for the y axis's title and tick labels ("500 µs").
+const LEFT: i64 = 92;
+const RIGHT: i64 = 16;
+const GAP: i64 = 32;
+const PANEL_TOP: i64 = 76;
+const PANEL_HEIGHT: i64 = 360;
+/// From the panels' bottom edge to the legend's first row: the size labels and the x title.
+const LEGEND_OFFSET: i64 = 70;
+/// How far apart along x the tools' markers at one size are nudged.
+const DODGE: i64 = 7;
+const MARKER: i64 = 5;
 
 const WHITE: Rgb = [255, 255, 255];
 const BLACK: Rgb = [20, 20, 20];
-const GRID: Rgb = [200, 200, 200];
-const FAINT: Rgb = [235, 235, 235];
+const GREY: Rgb = [110, 110, 110];
+const FRAME: Rgb = [190, 190, 190];
+const GRID: Rgb = [205, 205, 205];
+const FAINT: Rgb = [232, 232, 232];
 const COLOURS: [Rgb; 6] = [
     [31, 119, 180],
     [255, 127, 14],
@@ -38,230 +130,344 @@ const COLOURS: [Rgb; 6] = [
     [140, 86, 75],
 ];
 
-/// Writes the plot to `path`: sizes along x, latency on a log scale along y.
-pub fn latency_by_size(path: &Path, series: &Series) -> Result<(), Error> {
+fn colour(tool: usize) -> Rgb {
+    COLOURS[tool % COLOURS.len()]
+}
+
+fn marker(tool: usize) -> Marker {
+    Marker::ALL[tool % Marker::ALL.len()]
+}
+
+/// Draws `figure` and writes it to `path` as a PNG.
+pub fn write(path: &Path, figure: &Figure) -> Result<(), Error> {
+    render(figure)?.write_png(path)
+}
+
+/// Where things go: the panels side by side, the latency scale they share.
+struct Layout {
+    panels: i64,
+    sizes: i64,
+    tools: i64,
+    /// The axis's ends, as log10 µs.
+    bottom_log: f64,
+    top_log: f64,
+}
+
+impl Layout {
+    fn panel_width(&self) -> i64 {
+        (WIDTH as i64 - LEFT - RIGHT - GAP * (self.panels - 1)) / self.panels
+    }
+
+    fn panel_left(&self, panel: usize) -> i64 {
+        LEFT + panel as i64 * (self.panel_width() + GAP)
+    }
+
+    fn panel_bottom(&self) -> i64 {
+        PANEL_TOP + PANEL_HEIGHT
+    }
+
+    /// The middle of a size's slot in the panel.
+    fn size_x(&self, panel: usize, size: usize) -> i64 {
+        self.panel_left(panel) + self.panel_width() * (2 * size as i64 + 1) / (2 * self.sizes)
+    }
+
+    /// Where a tool's marker at a size goes: the size's x, nudged by the tool's place.
+    fn x_of(&self, panel: usize, size: usize, tool: usize) -> i64 {
+        self.size_x(panel, size) + (2 * tool as i64 - (self.tools - 1)) * DODGE / 2
+    }
+
+    fn y_of(&self, micros: f64) -> i64 {
+        let fraction = (micros.log10() - self.bottom_log) / (self.top_log - self.bottom_log);
+        self.panel_bottom() - (fraction * PANEL_HEIGHT as f64).round() as i64
+    }
+}
+
+/// The scale every value fits on, and where the panels go.
+fn layout(figure: &Figure) -> Result<(Layout, Vec<Tick>), Error> {
     let values = || {
-        series
-            .tools
+        figure
+            .panels
             .iter()
-            .flat_map(|(_, p50s)| p50s.iter().flatten())
+            .flat_map(|panel| &panel.lines)
+            .flat_map(|line| line.points().map(|(_, micros)| micros))
     };
-    let (Some(low), Some(high)) = (
-        values().copied().reduce(f64::min),
-        values().copied().reduce(f64::max),
-    ) else {
+    let (Some(low), Some(high)) = (values().reduce(f64::min), values().reduce(f64::max)) else {
         return Err("nothing was measured to plot".into());
     };
-    // Whole decades around the values, so every grid line is a round number.
-    let first_decade = low.max(1.0).log10().floor() as i32;
-    let last_decade = (high.max(1.0).log10().ceil() as i32).max(first_decade + 1);
-
-    let mut canvas = Canvas::new(WIDTH, HEIGHT, WHITE);
-    let plot_width = WIDTH - LEFT - RIGHT;
-    let plot_height = HEIGHT - TOP - BOTTOM;
-    let y_of = |micros: f64| -> i64 {
-        let fraction = (micros.max(1.0).log10() - f64::from(first_decade))
-            / f64::from(last_decade - first_decade);
-        (TOP + plot_height) as i64 - (fraction * plot_height as f64).round() as i64
+    if figure.panels.is_empty() || figure.sizes.is_empty() {
+        return Err("a figure needs a panel and a size".into());
+    }
+    let ticks = ticks(low, high);
+    let (Some(first), Some(last)) = (ticks.first(), ticks.last()) else {
+        return Err("no ticks".into());
     };
-    let x_of = |index: usize| -> i64 {
-        let count = series.sizes.len().max(1);
-        (LEFT + plot_width * (2 * index + 1) / (2 * count)) as i64
+    // A margin beyond the end ticks, so that a marker on one is not drawn over the frame.
+    let (bottom_log, top_log) = (first.micros().log10(), last.micros().log10());
+    let margin = (top_log - bottom_log) * (MARKER + 4) as f64 / PANEL_HEIGHT as f64;
+    let layout = Layout {
+        panels: figure.panels.len() as i64,
+        sizes: figure.sizes.len() as i64,
+        tools: figure.tools.len().max(1) as i64,
+        bottom_log: bottom_log - margin,
+        top_log: top_log + margin,
     };
+    Ok((layout, ticks))
+}
 
+fn render(figure: &Figure) -> Result<Canvas, Error> {
+    let (layout, ticks) = layout(figure)?;
+    let legend = legend_rows(figure);
+    let legend_top = layout.panel_bottom() + LEGEND_OFFSET;
+    let height = legend_top + legend.len() as i64 * LEGEND_ROW + 6;
+    let mut canvas = Canvas::new(WIDTH, usize::try_from(height)?, WHITE);
+
+    let title = "p50 latency per tool, by data size";
     canvas.text(
-        LEFT as i64,
-        20,
-        "p50 latency per tool, one call in flight (log scale)",
+        (WIDTH as i64 - text_width(title, 2)) / 2,
+        14,
+        title,
         BLACK,
         2,
     );
-    for decade in first_decade..last_decade {
-        for multiple in [2.0, 5.0] {
-            let y = y_of(multiple * 10f64.powi(decade));
-            canvas.line((LEFT as i64, y), ((LEFT + plot_width) as i64, y), FAINT, 1);
-        }
-    }
-    for decade in first_decade..=last_decade {
-        let y = y_of(10f64.powi(decade));
-        canvas.line((LEFT as i64, y), ((LEFT + plot_width) as i64, y), GRID, 1);
-        let label = decade_label(decade);
-        let x = LEFT as i64 - 12 - 8 * label.len() as i64;
-        canvas.text(x, y - 4, &label, BLACK, 1);
-    }
-    let (axis_left, axis_bottom) = (LEFT as i64, (TOP + plot_height) as i64);
-    canvas.line((axis_left, TOP as i64), (axis_left, axis_bottom), BLACK, 2);
-    canvas.line(
-        (axis_left, axis_bottom),
-        ((LEFT + plot_width) as i64, axis_bottom),
-        BLACK,
-        2,
+    let axis_title = "p50 latency, send to answer (log scale)";
+    canvas.text_up(
+        12,
+        PANEL_TOP + (PANEL_HEIGHT + text_width(axis_title, 1)) / 2,
+        axis_title,
+        GREY,
     );
-    for (index, label) in series.sizes.iter().enumerate() {
-        let x = x_of(index);
-        canvas.line((x, axis_bottom), (x, axis_bottom + 6), BLACK, 2);
-        canvas.text(
-            x - 4 * label.len() as i64,
-            axis_bottom + 14,
-            label,
-            BLACK,
-            1,
-        );
+
+    draw_scale(&mut canvas, &layout, &ticks);
+    for (index, panel) in figure.panels.iter().enumerate() {
+        draw_panel(&mut canvas, &layout, figure, index, panel);
     }
+    let x_title = "data set (movies/reviews)";
+    let panels_middle = (LEFT + WIDTH as i64 - RIGHT) / 2;
     canvas.text(
-        LEFT as i64,
-        (HEIGHT - 30) as i64,
-        "data set (movies/reviews)",
-        BLACK,
+        panels_middle - text_width(x_title, 1) / 2,
+        layout.panel_bottom() + 44,
+        x_title,
+        GREY,
         1,
     );
+    draw_legend(&mut canvas, &legend, legend_top);
+    Ok(canvas)
+}
 
-    for (number, (tool, p50s)) in series.tools.iter().enumerate() {
-        let colour = COLOURS[number % COLOURS.len()];
-        let points: Vec<(i64, i64)> = p50s
-            .iter()
-            .enumerate()
-            .filter_map(|(index, p50)| p50.map(|micros| (x_of(index), y_of(micros))))
+/// The grid lines across every panel and the tick labels left of the first. Where 1-2-5 ticks
+/// would crowd (a range of many decades), only the decades are labelled; each still has its
+/// grid line.
+fn draw_scale(canvas: &mut Canvas, layout: &Layout, ticks: &[Tick]) {
+    let pixels_per_decade = PANEL_HEIGHT as f64 / (layout.top_log - layout.bottom_log);
+    let crowded = pixels_per_decade * 2f64.log10() < 13.0;
+    for &tick in ticks {
+        let y = layout.y_of(tick.micros());
+        let decade = tick.mantissa == 1;
+        for panel in 0..layout.panels as usize {
+            let left = layout.panel_left(panel);
+            let right = left + layout.panel_width();
+            canvas.stroke(
+                (left, y),
+                (right, y),
+                if decade { GRID } else { FAINT },
+                1,
+                Dash::Solid,
+            );
+            canvas.stroke((left - 5, y), (left, y), BLACK, 1, Dash::Solid);
+        }
+        if decade || !crowded {
+            let label = tick.label();
+            canvas.text(LEFT - 9 - text_width(&label, 1), y - 4, &label, BLACK, 1);
+        }
+    }
+}
+
+fn draw_panel(canvas: &mut Canvas, layout: &Layout, figure: &Figure, index: usize, panel: &Panel) {
+    let (left, width) = (layout.panel_left(index), layout.panel_width());
+    let (top, bottom) = (PANEL_TOP, layout.panel_bottom());
+    let right = left + width;
+    // The title in a faux bold (drawn twice a pixel apart): the panels are told apart by it.
+    let title_x = left + (width - text_width(&panel.title, 1)) / 2;
+    for nudge in 0..2 {
+        canvas.text(title_x + nudge, top - 16, &panel.title, BLACK, 1);
+    }
+    for (size, label) in figure.sizes.iter().enumerate() {
+        let x = layout.size_x(index, size);
+        canvas.stroke((x, top), (x, bottom), FAINT, 1, Dash::Solid);
+        canvas.stroke((x, bottom), (x, bottom + 5), BLACK, 1, Dash::Solid);
+        for (row, text) in [&label.name, &label.detail].into_iter().enumerate() {
+            let y = bottom + 10 + 12 * row as i64;
+            canvas.text(x - text_width(text, 1) / 2, y, text, BLACK, 1);
+        }
+    }
+    canvas.stroke((left, top), (right, top), FRAME, 1, Dash::Solid);
+    canvas.stroke((right, top), (right, bottom), FRAME, 1, Dash::Solid);
+    canvas.stroke((left, top), (left, bottom), BLACK, 1, Dash::Solid);
+    canvas.stroke((left, bottom), (right, bottom), BLACK, 1, Dash::Solid);
+
+    // Every line before any marker, so that no line crosses out another tool's marker.
+    let position = |line: &Line, size: usize, micros: f64| {
+        (layout.x_of(index, size, line.tool), layout.y_of(micros))
+    };
+    for line in &panel.lines {
+        let points: Vec<_> = line
+            .points()
+            .map(|(size, micros)| position(line, size, micros))
             .collect();
         for pair in points.windows(2) {
-            canvas.line(pair[0], pair[1], colour, 2);
-        }
-        for &(x, y) in &points {
-            canvas.square(x, y, 4, colour);
-        }
-        let legend_x = (WIDTH - RIGHT + 20) as i64;
-        let legend_y = (TOP + 10 + 24 * number) as i64;
-        canvas.line(
-            (legend_x, legend_y + 4),
-            (legend_x + 24, legend_y + 4),
-            colour,
-            2,
-        );
-        canvas.square(legend_x + 12, legend_y + 4, 4, colour);
-        canvas.text(legend_x + 34, legend_y, tool, BLACK, 1);
-    }
-    canvas.write_png(path)
-}
-
-/// 10^decade microseconds, readably: "1 us", "100 us", "10 ms", "1 s".
-fn decade_label(decade: i32) -> String {
-    match decade {
-        ..=2 => format!("{} us", 10u64.pow(decade.max(0) as u32)),
-        3..=5 => format!("{} ms", 10u64.pow((decade - 3) as u32)),
-        _ => format!("{} s", 10u64.pow((decade - 6) as u32)),
-    }
-}
-
-struct Canvas {
-    width: usize,
-    height: usize,
-    pixels: Vec<u8>,
-}
-
-impl Canvas {
-    fn new(width: usize, height: usize, background: Rgb) -> Canvas {
-        Canvas {
-            width,
-            height,
-            pixels: background.repeat(width * height),
+            let dash = line.backend.dash();
+            canvas.stroke(pair[0], pair[1], colour(line.tool), 2, dash);
         }
     }
-
-    fn set(&mut self, x: i64, y: i64, colour: Rgb) {
-        if x < 0 || y < 0 || x >= self.width as i64 || y >= self.height as i64 {
-            return;
+    for line in &panel.lines {
+        for (size, micros) in line.points() {
+            canvas.marker(
+                marker(line.tool),
+                position(line, size, micros),
+                MARKER,
+                colour(line.tool),
+                line.backend.hollow(),
+            );
         }
-        let at = 3 * (y as usize * self.width + x as usize);
-        self.pixels[at..at + 3].copy_from_slice(&colour);
-    }
-
-    fn square(&mut self, x: i64, y: i64, half: i64, colour: Rgb) {
-        for dy in -half..=half {
-            for dx in -half..=half {
-                self.set(x + dx, y + dy, colour);
-            }
-        }
-    }
-
-    /// A straight line `thickness` pixels wide (Bresenham's, thickened).
-    fn line(&mut self, from: (i64, i64), to: (i64, i64), colour: Rgb, thickness: i64) {
-        let (mut x, mut y) = from;
-        let (dx, dy) = ((to.0 - x).abs(), -(to.1 - y).abs());
-        let (step_x, step_y) = ((to.0 - x).signum(), (to.1 - y).signum());
-        let mut error = dx + dy;
-        loop {
-            for offset_y in 0..thickness {
-                for offset_x in 0..thickness {
-                    self.set(x + offset_x, y + offset_y, colour);
-                }
-            }
-            if (x, y) == to {
-                return;
-            }
-            let doubled = 2 * error;
-            if doubled >= dy {
-                error += dy;
-                x += step_x;
-            }
-            if doubled <= dx {
-                error += dx;
-                y += step_y;
-            }
-        }
-    }
-
-    /// ASCII text from its top-left corner, each font pixel drawn `scale` × `scale`; other
-    /// characters show as `?`.
-    fn text(&mut self, x: i64, y: i64, text: &str, colour: Rgb, scale: i64) {
-        for (index, character) in text.chars().enumerate() {
-            let code = if character.is_ascii() {
-                character as usize
-            } else {
-                '?' as usize
-            };
-            let glyph = font8x8::legacy::BASIC_LEGACY[code];
-            let left = x + index as i64 * 8 * scale;
-            for (row, bits) in glyph.iter().enumerate() {
-                for column in 0..8 {
-                    // Bit 0 is the glyph's leftmost pixel.
-                    if bits & (1 << column) != 0 {
-                        for sy in 0..scale {
-                            for sx in 0..scale {
-                                self.set(
-                                    left + column * scale + sx,
-                                    y + row as i64 * scale + sy,
-                                    colour,
-                                );
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    fn write_png(&self, path: &Path) -> Result<(), Error> {
-        let file = BufWriter::new(File::create(path)?);
-        let mut encoder = png::Encoder::new(file, self.width as u32, self.height as u32);
-        encoder.set_color(png::ColorType::Rgb);
-        encoder.set_depth(png::BitDepth::Eight);
-        let mut writer = encoder.write_header()?;
-        writer.write_image_data(&self.pixels)?;
-        writer.finish()?;
-        Ok(())
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
+    use super::scale::labels;
     use super::*;
 
+    /// Two panels of two sizes: `movies_get` on SQLite, and two searches with the very same
+    /// values on both backends.
+    pub fn figure() -> Figure {
+        let line = |tool, backend, p50s: [f64; 2]| Line {
+            tool,
+            backend,
+            p50s: p50s.into_iter().map(Some).collect(),
+        };
+        let lines = |scale: f64| {
+            vec![
+                line(0, Backend::Sqlite, [150.0 * scale, 200.0 * scale]),
+                line(1, Backend::Sqlite, [300.0 * scale, 250.0 * scale]),
+                line(2, Backend::Sqlite, [300.0 * scale, 250.0 * scale]),
+                line(1, Backend::Postgres, [600.0 * scale, 800.0 * scale]),
+                line(2, Backend::Postgres, [600.0 * scale, 800.0 * scale]),
+            ]
+        };
+        Figure {
+            sizes: ["small", "large"]
+                .map(|name| SizeLabel {
+                    name: name.to_owned(),
+                    detail: "1/2".to_owned(),
+                })
+                .into(),
+            tools: ["movies_get", "movies_search", "authors_search"]
+                .map(str::to_owned)
+                .into(),
+            panels: vec![
+                Panel {
+                    title: "one call at a time".to_owned(),
+                    lines: lines(1.0),
+                },
+                Panel {
+                    title: "16 in flight".to_owned(),
+                    lines: lines(5.0),
+                },
+            ],
+        }
+    }
+
+    fn layout_of(figure: &Figure) -> Result<Layout, Error> {
+        let (layout, ticks) = layout(figure)?;
+        // 150 µs to 4 ms.
+        assert_eq!(labels(&ticks).first().map(String::as_str), Some("100 µs"));
+        assert_eq!(labels(&ticks).last().map(String::as_str), Some("5 ms"));
+        Ok(layout)
+    }
+
     #[test]
-    fn decades_read_in_the_right_unit() {
-        assert_eq!(decade_label(0), "1 us");
-        assert_eq!(decade_label(2), "100 us");
-        assert_eq!(decade_label(3), "1 ms");
-        assert_eq!(decade_label(5), "100 ms");
-        assert_eq!(decade_label(6), "1 s");
+    fn each_value_is_drawn_where_the_scale_puts_it() -> Result<(), Error> {
+        let figure = figure();
+        let canvas = render(&figure)?;
+        let layout = layout_of(&figure)?;
+        assert_eq!(canvas.width(), WIDTH);
+
+        // movies_get on SQLite: filled markers, a solid line between them.
+        let (small, large) = (
+            (layout.x_of(0, 0, 0), layout.y_of(150.0)),
+            (layout.x_of(0, 1, 0), layout.y_of(200.0)),
+        );
+        assert_eq!(canvas.pixel(small.0, small.1), Some(colour(0)));
+        assert_eq!(canvas.pixel(large.0, large.1), Some(colour(0)));
+        let middle = ((small.0 + large.0) / 2, (small.1 + large.1) / 2);
+        assert_eq!(canvas.pixel(middle.0, middle.1), Some(colour(0)));
+        // In the second panel, five times slower.
+        let (x, y) = (layout.x_of(1, 0, 0), layout.y_of(750.0));
+        assert_eq!(canvas.pixel(x, y), Some(colour(0)));
+
+        // authors_search on PostgreSQL: a hollow marker, white inside and ringed in its colour.
+        let (x, y) = (layout.x_of(0, 1, 2), layout.y_of(800.0));
+        assert_eq!(canvas.pixel(x, y), Some(WHITE));
+        let ring = (-MARKER..=MARKER).filter(|&dy| canvas.pixel(x, y + dy) == Some(colour(2)));
+        assert!(ring.count() >= 2);
+        Ok(())
+    }
+
+    #[test]
+    fn lines_with_the_same_values_both_show() -> Result<(), Error> {
+        let figure = figure();
+        let canvas = render(&figure)?;
+        let layout = layout_of(&figure)?;
+        // Only inside the panels: the legend shows every tool anyway.
+        let in_panels = |colour: Rgb| {
+            let mut count = 0;
+            for panel in 0..2 {
+                let left = layout.panel_left(panel);
+                for y in PANEL_TOP..layout.panel_bottom() {
+                    for x in left..left + layout.panel_width() {
+                        count += usize::from(canvas.pixel(x, y) == Some(colour));
+                    }
+                }
+            }
+            count
+        };
+        let (movies, authors) = (in_panels(colour(1)), in_panels(colour(2)));
+        // Eight markers each, with what shows of their lines.
+        assert!(movies > 8 * 20, "movies_search: {movies} pixels");
+        assert!(authors > 8 * 20, "authors_search: {authors} pixels");
+        Ok(())
+    }
+
+    #[test]
+    fn the_png_has_the_figure_size_and_its_pixels() -> Result<(), Error> {
+        let figure = figure();
+        let canvas = render(&figure)?;
+        let folder = tempfile::tempdir()?;
+        let path = folder.path().join("plot.png");
+        write(&path, &figure)?;
+
+        let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path)?));
+        let mut reader = decoder.read_info()?;
+        let mut pixels = vec![0; reader.output_buffer_size().ok_or("too large")?];
+        let info = reader.next_frame(&mut pixels)?;
+        assert_eq!(
+            (info.width as usize, info.height as usize),
+            (canvas.width(), canvas.height())
+        );
+        assert_eq!(info.color_type, png::ColorType::Rgb);
+        let layout = layout_of(&figure)?;
+        let (x, y) = (layout.x_of(0, 0, 0), layout.y_of(150.0));
+        let at = 3 * (y as usize * info.width as usize + x as usize);
+        assert_eq!(pixels[at..at + 3], colour(0));
+        Ok(())
+    }
+
+    #[test]
+    fn nothing_measured_is_an_error() {
+        let mut figure = figure();
+        for panel in &mut figure.panels {
+            panel.lines.clear();
+        }
+        assert!(render(&figure).is_err());
     }
 }
