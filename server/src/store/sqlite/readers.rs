@@ -7,8 +7,9 @@
 //! statements. So reads, nine tool calls in ten, are made through rusqlite on connections of
 //! their own, in the thread that asks; on the multi-thread runtime (HTTP) inside
 //! `block_in_place`, so that the worker's other tasks move on meanwhile. Reads whose cost grows
-//! with the data (searches, pages far in) are handed to a blocking thread instead, so that one
-//! long read does not hold up every call behind it on stdio's one thread.
+//! with the data (a search that must count its matches or walk the rows, pages far in) are
+//! handed to a blocking thread instead, so that one long read does not hold up every call
+//! behind it on stdio's one thread.
 //!
 //! Writes are made on a thread of their own (`writer`): a write waits for an fsync, which must
 //! not stop the thread that reads requests.

@@ -55,10 +55,19 @@ pub(super) struct Searched {
     pub reviews_of: ReviewsOf,
 }
 
+/// The most rows (offset plus limit) a search may page through on the caller's thread: paging
+/// through the index's matches costs about a microsecond a row.
+const BOUNDED_ROWS: u32 = 500;
+
 impl SqliteStore {
     /// A page of the rows of `searched` whose text contains `term` (see [`search`]) and, if
     /// asked for, every review of those rows in review order, read with the page so that they
-    /// agree with its review counts. On a blocking thread: a search's cost grows with the data.
+    /// agree with its review counts.
+    ///
+    /// A search whose cost is bounded by its page (see [`bounded`]) is made on this thread;
+    /// any other on a blocking thread, since its cost grows with the data. The check is made in
+    /// the read transaction that searches, so it holds for the search; when it fails, that
+    /// transaction has read one row of `totals`, and the search is made apart.
     pub(super) async fn search_with_reviews<T: TableRow + Send + 'static>(
         &self,
         searched: &'static Searched,
@@ -68,19 +77,89 @@ impl SqliteStore {
         with_reviews: bool,
     ) -> Result<(Rows<T>, Option<Vec<ReviewRow>>), StoreError> {
         let counts = Arc::clone(&self.match_counts);
+        if offset.saturating_add(limit) <= BOUNDED_ROWS {
+            let found = self
+                .read(|connection| {
+                    if !bounded(connection, searched, &counts, term.as_deref())? {
+                        return Ok(None);
+                    }
+                    let term = term.as_deref();
+                    search_page(
+                        connection,
+                        searched,
+                        &counts,
+                        term,
+                        offset,
+                        limit,
+                        with_reviews,
+                    )
+                    .map(Some)
+                })
+                .await?;
+            if let Some(found) = found {
+                return Ok(found);
+            }
+        }
         self.read_apart(move |connection| {
             let term = term.as_deref();
-            let rows: Rows<T> = search(connection, searched, &counts, term, offset, limit)?;
-            let reviews = if with_reviews {
-                let ids: Vec<Uuid> = rows.items.iter().map(TableRow::id).collect();
-                Some(reviews_of(connection, searched.reviews_of, &ids)?)
-            } else {
-                None
-            };
-            Ok((rows, reviews))
+            search_page(
+                connection,
+                searched,
+                &counts,
+                term,
+                offset,
+                limit,
+                with_reviews,
+            )
         })
         .await
     }
+}
+
+/// A page of the search of `term`, with its rows' reviews if asked for, in the caller's read
+/// transaction.
+fn search_page<T: TableRow>(
+    connection: &Connection,
+    searched: &Searched,
+    counts: &MatchCounts,
+    term: Option<&str>,
+    offset: u32,
+    limit: u32,
+    with_reviews: bool,
+) -> rusqlite::Result<(Rows<T>, Option<Vec<ReviewRow>>)> {
+    let rows: Rows<T> = search(connection, searched, counts, term, offset, limit)?;
+    let reviews = if with_reviews {
+        let ids: Vec<Uuid> = rows.items.iter().map(TableRow::id).collect();
+        Some(reviews_of(connection, searched.reviews_of, &ids)?)
+    } else {
+        None
+    };
+    Ok((rows, reviews))
+}
+
+/// Whether searching `term` costs no more than reading the page it returns, for a page near the
+/// start: browsing (no term) reads a kept total and pages through the order; a term whose
+/// count is kept, in a table whose rowids follow its order, pages through the trigram index's
+/// matches. A short term walks every row, and a term not yet counted counts every match.
+fn bounded(
+    connection: &Connection,
+    searched: &Searched,
+    counts: &MatchCounts,
+    term: Option<&str>,
+) -> rusqlite::Result<bool> {
+    let Some(term) = term else {
+        return Ok(true);
+    };
+    if term.chars().count() < 3 || term.contains('\0') {
+        return Ok(false);
+    }
+    let (catalogue, rows_in_order): (i64, bool) = connection
+        .prepare_cached(&format!(
+            "SELECT catalogue, {in_order} FROM totals",
+            in_order = searched.in_order
+        ))?
+        .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    Ok(rows_in_order && counts.get(searched.table, term, catalogue).is_some())
 }
 
 /// Roughly how much more it costs to fetch and sort one match than to walk past one row: the
