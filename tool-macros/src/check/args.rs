@@ -1,5 +1,6 @@
-//! The checks of each argument: its JSON type and rules, its presence and default, what it
-//! refers to, its wire name and its message. Part of the checking stage ([`super`]).
+//! The checks of each argument: its JSON type, its presence and default, what it refers to, its
+//! wire name and its message; its rules are each checked by their own module ([`crate::rule`]).
+//! Part of the checking stage ([`super`]).
 
 use quote::ToTokens;
 
