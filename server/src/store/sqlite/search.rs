@@ -59,15 +59,37 @@ pub(super) struct Searched {
 /// through the index's matches costs about a microsecond a row.
 const BOUNDED_ROWS: u32 = 500;
 
+/// How far a search may go where it is made.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// Only as far as its page: a search that would count every match or walk the rows stops
+    /// short (`None`), to be made apart.
+    Page,
+    /// As far as it needs.
+    All,
+}
+
+/// A page of a search, and the reviews of its rows when they were asked for.
+type Found<T> = (Rows<T>, Option<Vec<ReviewRow>>);
+
+/// What one search asks for: a term (lowercase and trimmed; `None` to browse), a page, and
+/// whether to read the reviews of the page's rows too.
+struct Wanted {
+    term: Option<String>,
+    offset: u32,
+    limit: u32,
+    with_reviews: bool,
+}
+
 impl SqliteStore {
     /// A page of the rows of `searched` whose text contains `term` (see [`search`]) and, if
     /// asked for, every review of those rows in review order, read with the page so that they
     /// agree with its review counts.
     ///
-    /// A search whose cost is bounded by its page (see [`bounded`]) is made on this thread;
-    /// any other on a blocking thread, since its cost grows with the data. The check is made in
-    /// the read transaction that searches, so it holds for the search; when it fails, that
-    /// transaction has read one row of `totals`, and the search is made apart.
+    /// A page near the start is first searched on this thread, as far as its page only
+    /// ([`Reach::Page`]); a search that must count its matches or walk the rows stops short
+    /// there, having read one row of `totals`, and is made on a blocking thread, since its cost
+    /// grows with the data.
     pub(super) async fn search_with_reviews<T: TableRow + Send + 'static>(
         &self,
         searched: &'static Searched,
@@ -75,91 +97,58 @@ impl SqliteStore {
         offset: u32,
         limit: u32,
         with_reviews: bool,
-    ) -> Result<(Rows<T>, Option<Vec<ReviewRow>>), StoreError> {
+    ) -> Result<Found<T>, StoreError> {
         let counts = Arc::clone(&self.match_counts);
+        let wanted = Wanted {
+            term,
+            offset,
+            limit,
+            with_reviews,
+        };
         if offset.saturating_add(limit) <= BOUNDED_ROWS {
             let found = self
-                .read(|connection| {
-                    if !bounded(connection, searched, &counts, term.as_deref())? {
-                        return Ok(None);
-                    }
-                    let term = term.as_deref();
-                    search_page(
-                        connection,
-                        searched,
-                        &counts,
-                        term,
-                        offset,
-                        limit,
-                        with_reviews,
-                    )
-                    .map(Some)
-                })
+                .read(|connection| search_page(connection, searched, &counts, &wanted, Reach::Page))
                 .await?;
             if let Some(found) = found {
                 return Ok(found);
             }
         }
-        self.read_apart(move |connection| {
-            let term = term.as_deref();
-            search_page(
-                connection,
-                searched,
-                &counts,
-                term,
-                offset,
-                limit,
-                with_reviews,
-            )
-        })
-        .await
+        let found = self
+            .read_apart(move |connection| {
+                search_page(connection, searched, &counts, &wanted, Reach::All)
+            })
+            .await?;
+        // `Reach::All` never stops short.
+        found.ok_or_else(|| StoreError::failed("a search stopped short of its page"))
     }
 }
 
-/// A page of the search of `term`, with its rows' reviews if asked for, in the caller's read
-/// transaction.
+/// A page of the search `wanted`, with its rows' reviews if asked for, in the caller's read
+/// transaction; `None` when the search stops short of its `reach`.
 fn search_page<T: TableRow>(
     connection: &Connection,
     searched: &Searched,
     counts: &MatchCounts,
-    term: Option<&str>,
-    offset: u32,
-    limit: u32,
-    with_reviews: bool,
-) -> rusqlite::Result<(Rows<T>, Option<Vec<ReviewRow>>)> {
-    let rows: Rows<T> = search(connection, searched, counts, term, offset, limit)?;
+    wanted: &Wanted,
+    reach: Reach,
+) -> rusqlite::Result<Option<Found<T>>> {
+    let Wanted {
+        ref term,
+        offset,
+        limit,
+        with_reviews,
+    } = *wanted;
+    let term = term.as_deref();
+    let Some(rows) = search::<T>(connection, searched, counts, term, offset, limit, reach)? else {
+        return Ok(None);
+    };
     let reviews = if with_reviews {
         let ids: Vec<Uuid> = rows.items.iter().map(TableRow::id).collect();
         Some(reviews_of(connection, searched.reviews_of, &ids)?)
     } else {
         None
     };
-    Ok((rows, reviews))
-}
-
-/// Whether searching `term` costs no more than reading the page it returns, for a page near the
-/// start: browsing (no term) reads a kept total and pages through the order; a term whose
-/// count is kept, in a table whose rowids follow its order, pages through the trigram index's
-/// matches. A short term walks every row, and a term not yet counted counts every match.
-fn bounded(
-    connection: &Connection,
-    searched: &Searched,
-    counts: &MatchCounts,
-    term: Option<&str>,
-) -> rusqlite::Result<bool> {
-    let Some(term) = term else {
-        return Ok(true);
-    };
-    if term.chars().count() < 3 || term.contains('\0') {
-        return Ok(false);
-    }
-    let (catalogue, rows_in_order): (i64, bool) = connection
-        .prepare_cached(&format!(
-            "SELECT catalogue, {in_order} FROM totals",
-            in_order = searched.in_order
-        ))?
-        .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))?;
-    Ok(rows_in_order && counts.get(searched.table, term, catalogue).is_some())
+    Ok(Some((rows, reviews)))
 }
 
 /// Roughly how much more it costs to fetch and sort one match than to walk past one row: the
@@ -169,14 +158,20 @@ const SORT_OVER_WALK: f64 = 5.0;
 /// A page of the rows of `searched` whose text contains `query` (lowercase and trimmed; `None`
 /// to browse), in order. Called inside a read transaction, so the count and the page see the
 /// same rows.
-pub(super) fn search<T: TableRow>(
+///
+/// With [`Reach::Page`] it stops short (`None`) rather than count a term's matches or walk the
+/// rows: what is left costs no more than the page, browsing (a kept total, then the order) and
+/// a term whose count is kept in a table whose rowids follow its order (the index's matches).
+fn search<T: TableRow>(
     connection: &Connection,
     searched: &Searched,
     counts: &MatchCounts,
     query: Option<&str>,
     offset: u32,
     limit: u32,
-) -> rusqlite::Result<Rows<T>> {
+    reach: Reach,
+) -> rusqlite::Result<Option<Rows<T>>> {
+    let stops_short = reach == Reach::Page;
     let Searched {
         table,
         text,
@@ -190,20 +185,17 @@ pub(super) fn search<T: TableRow>(
     let Some(term) = query else {
         let count = || read_number(connection, &format!("SELECT {total} FROM totals"), []);
         let sql = page_sql::<T>(table, order);
-        return read_page(
-            connection,
-            &sql,
-            (None::<&str>, None::<i64>),
-            offset,
-            limit,
-            count,
-        );
+        let values = (None::<&str>, None::<i64>);
+        return read_page(connection, &sql, values, offset, limit, count).map(Some);
     };
     let walk = format!("{table} WHERE instr({text}, ?1) > 0");
     if term.chars().count() < 3 || term.contains('\0') {
+        if stops_short {
+            return Ok(None);
+        }
         let count = || read_number(connection, &format!("SELECT COUNT(*) FROM {walk}"), [term]);
         let sql = page_sql::<T>(&walk, order);
-        return read_page(connection, &sql, (term, None::<i64>), offset, limit, count);
+        return read_page(connection, &sql, (term, None::<i64>), offset, limit, count).map(Some);
     }
 
     let (rows, catalogue, rows_in_order): (i64, i64, bool) = connection
@@ -214,6 +206,7 @@ pub(super) fn search<T: TableRow>(
     let phrase = fts_phrase(term);
     let matches = match counts.get(table, term, catalogue) {
         Some(matches) => matches,
+        None if stops_short => return Ok(None),
         None => {
             let sql = format!("SELECT COUNT(*) FROM {index} WHERE {index} MATCH ?1");
             let matches = read_number(connection, &sql, [&phrase])?;
@@ -228,10 +221,10 @@ pub(super) fn search<T: TableRow>(
         }
     };
     if matches == 0 {
-        return Ok(Rows {
+        return Ok(Some(Rows {
             items: Vec::new(),
             total: matches,
-        });
+        }));
     }
     if rows_in_order {
         // The index yields matches in rowid order, which is the table's order: the page is
@@ -244,10 +237,13 @@ pub(super) fn search<T: TableRow>(
             columns = T::COLUMNS
         );
         let items = read_rows(connection, &sql, (&phrase, None::<i64>, limit, offset))?;
-        return Ok(Rows {
+        return Ok(Some(Rows {
             items,
             total: matches,
-        });
+        }));
+    }
+    if stops_short {
+        return Ok(None);
     }
     let table_rows = u64::try_from(rows).unwrap_or_default();
     if let Some(window) = walk_window(table_rows, matches, offset, limit, SORT_OVER_WALK) {
@@ -274,19 +270,19 @@ pub(super) fn search<T: TableRow>(
             )?
         };
         if items.len() == limit as usize || everything {
-            return Ok(Rows {
+            return Ok(Some(Rows {
                 items,
                 total: matches,
-            });
+            }));
         }
     }
     let from = format!("{table} WHERE rowid IN (SELECT rowid FROM {index} WHERE {index} MATCH ?1)");
     let sql = page_sql::<T>(&from, order);
     let items = read_rows(connection, &sql, (&phrase, None::<i64>, limit, offset))?;
-    Ok(Rows {
+    Ok(Some(Rows {
         items,
         total: matches,
-    })
+    }))
 }
 
 /// An FTS5 query for `term` taken literally: one phrase, in double quotes, with any double
