@@ -481,6 +481,42 @@ mod tests {
         ));
     }
 
+    /// Writes queued while the writer is busy commit in one transaction. A deferred foreign key
+    /// shows it: a child inserted before its parent can commit only in the transaction that
+    /// also inserts the parent.
+    #[tokio::test]
+    async fn writes_queued_meanwhile_share_one_transaction() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("writer.db");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch(
+                "CREATE TABLE parent (id INTEGER PRIMARY KEY);
+                 CREATE TABLE child (parent INTEGER REFERENCES parent (id)
+                                     DEFERRABLE INITIALLY DEFERRED);",
+            )
+            .unwrap();
+        let writer = Writer::start(&path, FileId::of(&path)).unwrap();
+        let insert = |sql: &'static str| move |connection: &Connection| connection.execute(sql, []);
+        // While a turn is held, nothing is written: both writes wait, then go as one batch.
+        let turn = writer.take_turn().await.unwrap();
+        let (child, parent, ()) = tokio::join!(
+            writer.write(insert("INSERT INTO child (parent) VALUES (1)")),
+            writer.write(insert("INSERT INTO parent (id) VALUES (1)")),
+            async {
+                tokio::task::yield_now().await;
+                drop(turn);
+            },
+        );
+        assert_eq!((child.unwrap(), parent.unwrap()), (1, 1));
+        // Alone, the same child cannot commit.
+        let orphan = writer
+            .write(insert("INSERT INTO child (parent) VALUES (2)"))
+            .await;
+        assert!(orphan.is_err());
+        writer.close().await;
+    }
+
     #[tokio::test]
     async fn writes_are_refused_once_the_file_is_replaced() {
         let dir = tempfile::tempdir().unwrap();
