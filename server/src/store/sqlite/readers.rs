@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::Semaphore;
 
-use super::{BUSY_TIMEOUT, StoreError, run_blocking, run_statement};
+use super::{BUSY_TIMEOUT, StoreError, keep_prepared, run_blocking, run_statement};
 
 /// Statements each connection keeps prepared: every read statement the store makes (about 30),
 /// and one per length of a list of movie or author ids (pages hold at most 50).
@@ -160,8 +160,8 @@ fn open(path: &Path) -> Result<Connection, StoreError> {
     connection
         .busy_timeout(BUSY_TIMEOUT)
         .and_then(|()| connection.pragma_update(None, "query_only", true))
+        .and_then(|()| keep_prepared(&connection, PREPARED_STATEMENTS))
         .map_err(StoreError::from)?;
-    connection.set_prepared_statement_cache_capacity(PREPARED_STATEMENTS);
     Ok(connection)
 }
 

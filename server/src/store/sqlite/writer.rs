@@ -23,7 +23,7 @@ use rusqlite::{Connection, OpenFlags};
 use tokio::sync::oneshot;
 
 use super::file::{self, FileChanged, FileId};
-use super::{BUSY_TIMEOUT, StoreError, run_statement};
+use super::{BUSY_TIMEOUT, StoreError, keep_prepared, run_statement};
 
 /// Writes committed together at most, so that one transaction never grows without bound
 /// while writes keep arriving.
@@ -433,7 +433,7 @@ fn open(path: &Path, refuse_writes: bool) -> rusqlite::Result<Connection> {
     if refuse_writes {
         connection.pragma_update(None, "query_only", true)?;
     }
-    connection.set_prepared_statement_cache_capacity(PREPARED_STATEMENTS);
+    keep_prepared(&connection, PREPARED_STATEMENTS)?;
     Ok(connection)
 }
 
