@@ -75,8 +75,8 @@ where
 }
 
 fn encode<O: serde::Serialize>(tool: &str, outcome: Result<O, ToolError>) -> CallToolResult {
-    let error = match outcome.map(|output| serde_json::to_value(output)) {
-        Ok(Ok(value)) => return CallToolResult::structured(value),
+    let error = match outcome.map(structured) {
+        Ok(Ok(result)) => return result,
         Ok(Err(cause)) => ToolError::from(cause),
         Err(error) => error,
     };
@@ -89,6 +89,18 @@ fn encode<O: serde::Serialize>(tool: &str, outcome: Result<O, ToolError>) -> Cal
         known => known.to_string(),
     };
     CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+/// A successful result: `output` as `structuredContent`, and the same JSON as its text. The text
+/// is written from the `Value`, so that the two agree wherever the `Value` differs from
+/// `output`'s own serialisation (an `f32` is held as an `f64`); writing it straight into bytes
+/// is cheaper than the `Display` that `CallToolResult::structured` uses.
+fn structured<O: serde::Serialize>(output: O) -> Result<CallToolResult, serde_json::Error> {
+    let value = serde_json::to_value(output)?;
+    let text = serde_json::to_string(&value)?;
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(value);
+    Ok(result)
 }
 
 /// A short random reference that ties the client's error to the log line with its cause.
@@ -325,3 +337,40 @@ impl fmt::Display for OutputSchemaError {
 }
 
 impl std::error::Error for OutputSchemaError {}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde::Serialize;
+    use serde_json::Value;
+
+    use super::structured;
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Output {
+        average_stars: f32,
+        by_year: BTreeMap<u16, Vec<f32>>,
+        title: &'static str,
+        missing: Option<u8>,
+    }
+
+    /// A client may read either the text or `structuredContent`; both must say the same, even
+    /// where a type's own serialisation and its `Value` differ (an `f32` becomes an `f64`).
+    #[test]
+    fn a_results_text_says_what_its_structured_content_says() {
+        let output = Output {
+            average_stars: 3.3,
+            by_year: BTreeMap::from([(1999, vec![0.1, 4.7])]),
+            title: "\"Quoted\" \\ and\nbroken",
+            missing: None,
+        };
+        let result = structured(output).unwrap();
+        let text = result.content[0].as_text().unwrap().text.clone();
+        let value = result.structured_content.unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
+        assert_eq!(value["byYear"]["1999"][1], Value::from(4.7_f32));
+        assert_eq!(result.is_error, Some(false));
+    }
+}
