@@ -342,6 +342,7 @@ impl std::error::Error for OutputSchemaError {}
 mod tests {
     use std::collections::BTreeMap;
 
+    use rmcp::model::CallToolResult;
     use serde::Serialize;
     use serde_json::Value;
 
@@ -368,9 +369,10 @@ mod tests {
         };
         let result = structured(output).unwrap();
         let text = result.content[0].as_text().unwrap().text.clone();
-        let value = result.structured_content.unwrap();
+        let value = result.structured_content.clone().unwrap();
         assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
         assert_eq!(value["byYear"]["1999"][1], Value::from(4.7_f32));
-        assert_eq!(result.is_error, Some(false));
+        // The very result rmcp's own constructor makes of that value, text byte for byte.
+        assert_eq!(result, CallToolResult::structured(value));
     }
 }
