@@ -5,8 +5,8 @@
 //! - Each line is read as one JSON-RPC message by [`jsonrpc::read_message`]: what rmcp could
 //!   not read is answered here, with the request's `id`, instead of rmcp's silence or an
 //!   answer without one. A blank line is skipped.
-//! - A line longer than [`MAX_MESSAGE_BYTES`] is skipped as it arrives, so memory stays bounded,
-//!   and answered with Invalid Request (-32600).
+//! - A line longer than [`MAX_MESSAGE_BYTES`] is skipped as it arrives (see [`lines`]), so
+//!   memory stays bounded, and answered with Invalid Request (-32600).
 //! - At most [`MAX_IN_FLIGHT`] requests are read ahead of their answers (see [`in_flight`]):
 //!   a client that does not read its answers stops being read, and the server's memory stays
 //!   bounded whatever the client sends.
@@ -17,6 +17,8 @@
 //!   answers to reach stdout, then exits.
 
 mod in_flight;
+mod lines;
+mod streams;
 
 use std::future::Future;
 use std::time::Duration;
@@ -28,7 +30,7 @@ use rmcp::service::ServerInitializeError;
 use rmcp::transport::Transport;
 use rmcp::{RoleServer, ServiceExt};
 use serde_json::Value;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -36,18 +38,14 @@ use tokio_util::sync::CancellationToken;
 use crate::jsonrpc::{self, Read};
 use crate::{Error, MovieReviews};
 use in_flight::{Answered, InFlight, NotStarted};
+use lines::{Line, read_line};
 
 pub use in_flight::MAX_IN_FLIGHT;
+pub use streams::{Input, Output, standard_streams};
 
 /// The largest JSON-RPC message the server reads: 16 MiB. A longer line is answered with
 /// Invalid Request and never held in memory whole.
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
-
-/// How much of an oversized line is kept to find the request's `id` in.
-const ID_SEARCH_BYTES: usize = 4096;
-
-/// The capacity the line buffer keeps after an oversized line.
-const KEPT_CAPACITY: usize = 64 * 1024;
 
 /// How long reading goes on after a signal while requests keep arriving.
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(100);
@@ -61,88 +59,6 @@ const PARSED_AHEAD: usize = 1;
 
 /// Answers waiting for their turn on stdout, rmcp's and this module's own.
 const PENDING_ANSWERS: usize = 64;
-
-/// What the server reads requests from.
-pub type Input = Box<dyn AsyncRead + Send + Unpin>;
-
-/// What the server writes answers to.
-pub type Output = Box<dyn AsyncWrite + Send + Unpin>;
-
-/// This process's stdin and stdout, for serving.
-///
-/// When they are pipes or sockets, as when an MCP client starts the server, they are made
-/// non-blocking and polled by the runtime like any socket. Tokio's own stdin and stdout hand
-/// every read and every write to a thread of its blocking pool and wait for it; measured here,
-/// those hand-offs were a large part of a call's round trip. A terminal or a file (which cannot
-/// be polled, and a terminal's mode is shared with the shell) keeps tokio's.
-///
-/// Call it once, from within the runtime.
-pub fn standard_streams() -> (Input, Output) {
-    #[cfg(unix)]
-    {
-        (
-            polled::stdin().unwrap_or_else(|| Box::new(tokio::io::stdin())),
-            polled::stdout().unwrap_or_else(|| Box::new(tokio::io::stdout())),
-        )
-    }
-    #[cfg(not(unix))]
-    {
-        (Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()))
-    }
-}
-
-#[cfg(unix)]
-mod polled {
-    //! stdin and stdout as non-blocking pipes or sockets, when they are one.
-
-    use std::fs::File;
-    use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-    use std::os::unix::fs::FileTypeExt;
-
-    use tokio::net::UnixStream;
-    use tokio::net::unix::pipe;
-
-    use super::{Input, Output};
-
-    pub(super) fn stdin() -> Option<Input> {
-        let (fd, is_pipe) = stream_fd(std::io::stdin().as_fd())?;
-        Some(if is_pipe {
-            Box::new(pipe::Receiver::from_owned_fd(fd).ok()?)
-        } else {
-            Box::new(socket(fd)?)
-        })
-    }
-
-    pub(super) fn stdout() -> Option<Output> {
-        let (fd, is_pipe) = stream_fd(std::io::stdout().as_fd())?;
-        Some(if is_pipe {
-            Box::new(pipe::Sender::from_owned_fd(fd).ok()?)
-        } else {
-            Box::new(socket(fd)?)
-        })
-    }
-
-    /// A duplicate of `fd` when it is a pipe (true) or a socket (false); it shares the original's
-    /// open file, so both become non-blocking together.
-    fn stream_fd(fd: BorrowedFd<'_>) -> Option<(OwnedFd, bool)> {
-        let file = File::from(fd.try_clone_to_owned().ok()?);
-        let kind = file.metadata().ok()?.file_type();
-        let owned = OwnedFd::from(file);
-        if kind.is_fifo() {
-            Some((owned, true))
-        } else if kind.is_socket() {
-            Some((owned, false))
-        } else {
-            None
-        }
-    }
-
-    fn socket(fd: OwnedFd) -> Option<UnixStream> {
-        let socket = std::os::unix::net::UnixStream::from(fd);
-        socket.set_nonblocking(true).ok()?;
-        UnixStream::from_std(socket).ok()
-    }
-}
 
 /// Serves MCP with `server` on `input` and `output` (stdin and stdout, from
 /// [`standard_streams`]) until the client closes its input or `shutdown` completes (a signal):
@@ -458,103 +374,5 @@ async fn copy_answers<W: AsyncWrite + Unpin>(
         bytes.clear();
         // Only now, with the answers on stdout, are their requests' slots free.
         written.clear();
-    }
-}
-
-enum Line {
-    /// `line` holds the next line, with its newline if it had one.
-    Complete,
-    /// The next line was longer than the limit and has been skipped; `line` holds its start.
-    Oversized,
-    /// The input has ended.
-    End,
-}
-
-/// Reads the next line into `line`, never holding more than [`MAX_MESSAGE_BYTES`] of it.
-async fn read_line<R: AsyncBufRead + Unpin>(
-    input: &mut R,
-    line: &mut Vec<u8>,
-) -> std::io::Result<Line> {
-    let mut oversized = false;
-    loop {
-        let available = input.fill_buf().await?;
-        if available.is_empty() {
-            return Ok(match (oversized, line.is_empty()) {
-                (true, _) => Line::Oversized,
-                (false, true) => Line::End,
-                (false, false) => Line::Complete,
-            });
-        }
-        let (chunk, ends_line) = match available.iter().position(|&byte| byte == b'\n') {
-            Some(newline) => (&available[..=newline], true),
-            None => (available, false),
-        };
-        let taken = chunk.len();
-        if !oversized && line.len() + taken > MAX_MESSAGE_BYTES + 1 {
-            oversized = true;
-            line.truncate(ID_SEARCH_BYTES);
-            line.shrink_to(KEPT_CAPACITY);
-        }
-        if !oversized {
-            line.extend_from_slice(chunk);
-        }
-        input.consume(taken);
-        if ends_line {
-            return Ok(if oversized {
-                Line::Oversized
-            } else {
-                Line::Complete
-            });
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn lines_over_the_limit_are_skipped_and_the_next_line_still_read() {
-        let mut input = Vec::new();
-        input.extend_from_slice(b"{\"a\":1}\n");
-        input.extend(std::iter::repeat_n(b'x', MAX_MESSAGE_BYTES + 10));
-        input.extend_from_slice(b"\n{\"b\":2}");
-        let mut input = BufReader::new(input.as_slice());
-        let mut line = Vec::new();
-        assert!(matches!(
-            read_line(&mut input, &mut line).await,
-            Ok(Line::Complete)
-        ));
-        assert_eq!(line, b"{\"a\":1}\n");
-        line.clear();
-        assert!(matches!(
-            read_line(&mut input, &mut line).await,
-            Ok(Line::Oversized)
-        ));
-        assert!(line.capacity() <= MAX_MESSAGE_BYTES + KEPT_CAPACITY);
-        line.clear();
-        assert!(matches!(
-            read_line(&mut input, &mut line).await,
-            Ok(Line::Complete)
-        ));
-        assert_eq!(line, b"{\"b\":2}");
-        line.clear();
-        assert!(matches!(
-            read_line(&mut input, &mut line).await,
-            Ok(Line::End)
-        ));
-    }
-
-    #[tokio::test]
-    async fn a_line_exactly_at_the_limit_is_read() {
-        let mut input = vec![b'y'; MAX_MESSAGE_BYTES];
-        input.push(b'\n');
-        let mut input = BufReader::new(input.as_slice());
-        let mut line = Vec::new();
-        assert!(matches!(
-            read_line(&mut input, &mut line).await,
-            Ok(Line::Complete)
-        ));
-        assert_eq!(line.len(), MAX_MESSAGE_BYTES + 1);
     }
 }
