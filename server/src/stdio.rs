@@ -1,6 +1,6 @@
 //! Serving MCP on stdin and stdout ([`run`]): rmcp is served on a transport of this module's
 //! own, which hands it each message read from stdin already parsed and writes each message it
-//! sends to stdout, so a message is parsed once and serialised once.
+//! sends to stdout, so a message is read into rmcp's types once and each answer serialised once.
 //!
 //! - Each line is read as one JSON-RPC message by [`jsonrpc::read_message`]: what rmcp could
 //!   not read is answered here, with the request's `id`, instead of rmcp's silence or an

@@ -184,3 +184,25 @@ fn in_transaction<T>(
     }
     value
 }
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::config::DbConfig;
+
+    use super::*;
+
+    /// A reading connection plans each statement once, whatever is bound to it (see
+    /// `keep_prepared`).
+    #[test]
+    fn a_reading_connection_plans_each_statement_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("readers.db");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("CREATE TABLE t (x INTEGER)")
+            .unwrap();
+        let connection = open(&path).unwrap();
+        let planned_once = connection.db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG);
+        assert!(planned_once.unwrap());
+    }
+}

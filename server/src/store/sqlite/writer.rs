@@ -452,6 +452,18 @@ mod tests {
         Writer::start(&path, FileId::of(&path)).unwrap()
     }
 
+    /// The writing connection plans each statement once, whatever is bound to it (see
+    /// `keep_prepared`).
+    #[test]
+    fn the_writing_connection_plans_each_statement_once() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(writer(&dir));
+        let connection = open(&dir.path().join("writer.db"), false).unwrap();
+        let planned_once =
+            connection.db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG);
+        assert!(planned_once.unwrap());
+    }
+
     fn insert(x: i64) -> impl FnOnce(&Connection) -> rusqlite::Result<usize> + Send + 'static {
         move |connection| connection.execute("INSERT INTO t (x) VALUES (?1)", [x])
     }
