@@ -88,25 +88,12 @@ async fn over_http_the_header_names_the_trace_unless_meta_does() {
             .expect("a tool call");
         let answer: Value = response.json().await.expect("a JSON answer");
         assert_eq!(answer["result"]["isError"], false, "{answer}");
-        let line = logged_line(&server, |line| {
-            line.contains("tool call") && line.contains(logged)
-        })
-        .await;
+        let line = server
+            .logged_line(|line| line.contains("tool call") && line.contains(logged))
+            .await;
         assert!(
             line.contains(&format!("call{{trace_id={logged}}}")),
             "{line}"
         );
     }
-}
-
-/// The first line of the server's log that `wanted` picks, waiting a while for it: the log is
-/// read from the server's stderr as it comes.
-async fn logged_line(server: &HttpServer, wanted: impl Fn(&str) -> bool) -> String {
-    for _ in 0..100 {
-        if let Some(line) = server.logs().lines().find(|line| wanted(line)) {
-            return line.to_owned();
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("no such line in the log:\n{}", server.logs())
 }

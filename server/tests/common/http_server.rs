@@ -98,6 +98,22 @@ impl HttpServer {
         self.logs.lock().unwrap().clone()
     }
 
+    /// The first line of the log that `wanted` picks, waiting up to [`READ_TIMEOUT`] for it:
+    /// the log is read from stderr as it comes, so a line the server wrote before it answered
+    /// may not be here yet when the answer is.
+    pub async fn logged_line(&self, wanted: impl Fn(&str) -> bool) -> String {
+        let deadline = tokio::time::Instant::now() + READ_TIMEOUT;
+        loop {
+            if let Some(line) = self.logs().lines().find(|line| wanted(line)) {
+                return line.to_owned();
+            }
+            if tokio::time::Instant::now() >= deadline {
+                panic!("no such line in the log:\n{}", self.logs());
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// An MCP client connected over Streamable HTTP, with `token` as its bearer token.
     pub async fn client(
         &self,
