@@ -9,6 +9,13 @@ use clap::Parser;
 use movie_reviews_mcp::cli::{Cli, LogFormat};
 use tracing_subscriber::EnvFilter;
 
+/// A call allocates hundreds of small strings and maps (its result as JSON, twice), which
+/// mimalloc serves in less time than glibc's allocator: on the benchmark's large set, 3 to 31%
+/// less server CPU per call with 16 calls in flight, in six runs beside the same build on glibc.
+/// Its build-time setting is in `.cargo/config.toml`.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Without `RUST_LOG`: our own events at info, the SDK's only when something is wrong, and
 /// sqlx's not at all (its one warning, a statement slower than a second, is routine while
 /// `seed` builds indexes; failures reach our own log lines as errors).

@@ -1,4 +1,5 @@
-//! Runs the built binary's commands (`seed`, `call`, `tools`) the way a user types them.
+//! Runs the built binary's commands (`seed`, `call`, `tools`) the way a user types them, and checks
+//! the build setting of its allocator.
 
 // Each test binary uses a different subset of the shared harness.
 #[allow(dead_code)]
@@ -265,4 +266,23 @@ fn the_environment_names_the_database() {
     assert!(run.status.success(), "call failed: {}", run.stderr);
     assert_eq!(run.json()["structuredContent"]["totalCount"], 200);
     assert!(database.exists(), "created {}", database.display());
+}
+
+/// The binary's allocator was built to commit memory as it goes, so that what it frees goes
+/// back to the system (`.cargo/config.toml`); mimalloc lists its options at start-up when asked.
+#[test]
+fn the_allocator_returns_freed_memory() {
+    let dir = TempDir::new("allocator");
+    let mut command = command(dir.path());
+    command
+        .env("MIMALLOC_VERBOSE", "1")
+        .env_remove("MIMALLOC_ARENA_EAGER_COMMIT")
+        .arg("--version");
+    let run = run(command);
+    assert!(run.status.success(), "--version failed: {}", run.stderr);
+    assert!(
+        run.stderr.contains("option 'arena_eager_commit': 0"),
+        "mimalloc's options: {}",
+        run.stderr
+    );
 }

@@ -181,9 +181,12 @@ fn hostile_protocol_input_is_answered_or_ignored_and_serving_goes_on() {
             "peak memory {peak} KiB is over {PEAK_MEMORY_LIMIT_KIB} KiB"
         );
     }
-    // Holding the whole line would add four times the limit; at most the limit is held.
+    // Holding the whole line would add four times the limit; at most the limit is held. The
+    // allocator keeps what it frees for up to a second before giving it back, so the smaller
+    // buffers the line grew through, as much again as the last, may still count: three times
+    // the limit is the bound.
     let grown = fresh_after.saturating_sub(fresh_before);
-    let held_at_most = 2 * (MAX_MESSAGE_BYTES as u64 >> 10);
+    let held_at_most = 3 * (MAX_MESSAGE_BYTES as u64 >> 10);
     assert!(
         grown < held_at_most,
         "a {} MiB line grew the peak by {grown} KiB: more than the limit of it was held",
