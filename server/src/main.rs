@@ -72,7 +72,13 @@ fn main() -> ExitCode {
         // One client over stdio: reads call SQLite on this thread and long ones and writes run on
         // other threads (see store/sqlite/readers.rs); what is left (JSON, the protocol) is cheaper
         // than handing tasks between worker threads, which measured slower here.
-        tokio::runtime::Builder::new_current_thread()
+        let mut builder = tokio::runtime::Builder::new_current_thread();
+        // A call woken by another thread (a write once committed, a long read once done) goes
+        // on first, instead of behind up to 30 tasks queued here (tokio's default): with 16
+        // calls in flight, a write's p50 fell by a fifth to two fifths, and calls per second
+        // did not drop.
+        builder.global_queue_interval(1);
+        builder
     }
     .enable_all()
     .build();
