@@ -1,5 +1,5 @@
-//! Runs the built binary's commands (`seed`, `call`, `tools`) the way a user types them, and checks
-//! the build setting of its allocator.
+//! Runs the built binary's commands (`seed`, `call`, `tools`) the way a user types them, and
+//! checks the build setting of its allocator.
 
 // Each test binary uses a different subset of the shared harness.
 #[allow(dead_code)]
