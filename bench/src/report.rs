@@ -1,0 +1,257 @@
+//! What a run measured: the server process's peak memory and CPU time from `/proc`, the report
+//! of one size's run, its table, and the figure the plot draws from the reports.
+
+use std::io::Read;
+use std::time::Duration;
+
+use movie_reviews_mcp::store::Database;
+
+use crate::SizeName;
+use crate::client::RunResult;
+use crate::plot;
+use crate::workload::TOOLS;
+
+/// The server's peak resident set (VmHWM), in KiB.
+pub(crate) fn vm_hwm(pid: u32) -> Option<u64> {
+    let mut status = String::new();
+    std::fs::File::open(format!("/proc/{pid}/status"))
+        .ok()?
+        .read_to_string(&mut status)
+        .ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// The CPU time the process has used so far, every thread's, user and system: fields 14 and
+/// 15 of `/proc/PID/stat`, in clock ticks of 10 ms (`USER_HZ` is 100 on Linux).
+pub(crate) fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name, field 2, is in parentheses and may hold spaces: count from after it.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+pub(crate) struct Report {
+    pub(crate) size: SizeName,
+    pub(crate) counts: (u64, u64, u64),
+    pub(crate) database: Database,
+    pub(crate) in_flight: usize,
+    pub(crate) calls: usize,
+    pub(crate) seed_time: Option<Duration>,
+    pub(crate) spawn_to_initialize: Duration,
+    /// The p50 round trip of a `ping`.
+    pub(crate) ping: Duration,
+    pub(crate) peak_rss: Option<u64>,
+    /// The CPU time the server spent (every thread, user and system) during the main run.
+    pub(crate) main_cpu: Option<Duration>,
+    pub(crate) main_run: RunResult,
+    pub(crate) serial_run: RunResult,
+    pub(crate) store_run: RunResult,
+}
+
+/// Each tool's p50 in µs, one call at a time and with `--in-flight` calls, at each size run,
+/// on each backend run. Sizes keep the order they were given in.
+pub(crate) fn plot_figure(reports: &[Report]) -> plot::Figure {
+    let mut sizes: Vec<SizeName> = Vec::new();
+    for report in reports {
+        if !sizes.contains(&report.size) {
+            sizes.push(report.size);
+        }
+    }
+    let backend_of = |report: &Report| match report.database {
+        Database::Sqlite(_) => plot::Backend::Sqlite,
+        Database::Postgres(_) => plot::Backend::Postgres,
+    };
+    let in_flight = reports.first().map_or(1, |report| report.in_flight);
+    let panel = |title: String, run: fn(&Report) -> &RunResult| {
+        let mut lines = Vec::new();
+        for backend in [plot::Backend::Sqlite, plot::Backend::Postgres] {
+            for tool in 0..TOOLS.len() {
+                let p50s = sizes
+                    .iter()
+                    .map(|&size| {
+                        let report = reports
+                            .iter()
+                            .rev()
+                            .find(|report| report.size == size && backend_of(report) == backend)?;
+                        quantile(&sorted(&run(report).latencies[tool]), 0.5)
+                            .map(|p50| p50.as_secs_f64() * 1e6)
+                    })
+                    .collect::<Vec<_>>();
+                if p50s.iter().any(Option::is_some) {
+                    lines.push(plot::Line {
+                        tool,
+                        backend,
+                        p50s,
+                    });
+                }
+            }
+        }
+        plot::Panel { title, lines }
+    };
+    plot::Figure {
+        sizes: sizes
+            .iter()
+            .map(|size| {
+                let (movies, _, reviews) = size.counts();
+                plot::SizeLabel {
+                    name: size.name().to_owned(),
+                    detail: format!("{}/{}", compact(movies), compact(reviews)),
+                }
+            })
+            .collect(),
+        tools: TOOLS.iter().map(|&name| name.to_owned()).collect(),
+        panels: vec![
+            panel("one call at a time".to_owned(), |report| &report.serial_run),
+            panel(format!("{in_flight} in flight"), |report| &report.main_run),
+        ],
+    }
+}
+
+/// A count as an axis label has room for: 200000 as "200k", 5000000 as "5M".
+fn compact(count: u64) -> String {
+    match count {
+        1_000_000.. if count.is_multiple_of(1_000_000) => format!("{}M", count / 1_000_000),
+        1_000.. if count.is_multiple_of(1_000) => format!("{}k", count / 1_000),
+        _ => count.to_string(),
+    }
+}
+
+/// The value at quantile `q` of sorted latencies.
+pub(crate) fn quantile(sorted: &[Duration], q: f64) -> Option<Duration> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    Some(sorted[rank - 1])
+}
+
+pub(crate) fn sorted(latencies: &[Duration]) -> Vec<Duration> {
+    let mut sorted = latencies.to_vec();
+    sorted.sort_unstable();
+    sorted
+}
+
+fn micros(duration: Option<Duration>) -> String {
+    match duration {
+        None => "-".to_owned(),
+        Some(duration) => format!("{:.0}", duration.as_secs_f64() * 1e6),
+    }
+}
+
+pub(crate) fn print_table(report: &Report) {
+    let (movies, authors, reviews) = report.counts;
+    println!();
+    println!(
+        "movie-reviews-mcp bench: {} set ({movies} movies, {authors} authors, {reviews} reviews), \
+         {}",
+        report.size.name(),
+        report.database
+    );
+    let per_second = report.calls as f64 / report.main_run.elapsed.as_secs_f64();
+    let serial_per_second = report
+        .serial_run
+        .latencies
+        .iter()
+        .map(Vec::len)
+        .sum::<usize>() as f64
+        / report.serial_run.elapsed.as_secs_f64();
+    println!(
+        "{} calls with {} in flight: {:.0} calls/s ({:.2} s); 1 in flight: {:.0} calls/s",
+        report.calls,
+        report.in_flight,
+        per_second,
+        report.main_run.elapsed.as_secs_f64(),
+        serial_per_second
+    );
+    println!(
+        "seed: {}; spawn to initialize: {:.1} ms; server peak RSS (VmHWM): {}",
+        report
+            .seed_time
+            .map_or("reused existing database".to_owned(), |time| format!(
+                "{:.2} s",
+                time.as_secs_f64()
+            )),
+        report.spawn_to_initialize.as_secs_f64() * 1e3,
+        report.peak_rss.map_or("unknown".to_owned(), |kib| format!(
+            "{:.1} MB",
+            kib as f64 / 1024.0
+        )),
+    );
+    if let Some(cpu) = report.main_cpu {
+        println!(
+            "server CPU with {} in flight: {:.0} µs per call ({:.2} s in all)",
+            report.in_flight,
+            cpu.as_secs_f64() * 1e6 / report.calls as f64,
+            cpu.as_secs_f64()
+        );
+    }
+    println!();
+    println!(
+        "latency in µs  | {:>6} | {:>6} {:>6} {:>6} {:>7} | {:>6} | {:>6} | {:>6}",
+        "calls", "p50", "p90", "p99", "max", "p50@1", "store", "MCP"
+    );
+    println!("{}", "-".repeat(85));
+    let row = |name: &str, main: Vec<Duration>, serial: Vec<Duration>, store: Vec<Duration>| {
+        let serial_p50 = quantile(&serial, 0.5);
+        let store_p50 = quantile(&store, 0.5);
+        let layer = match (serial_p50, store_p50) {
+            (Some(serial), Some(store)) => {
+                format!("{:.0}", (serial.as_secs_f64() - store.as_secs_f64()) * 1e6)
+            }
+            _ => "-".to_owned(),
+        };
+        println!(
+            "{name:<14} | {:>6} | {:>6} {:>6} {:>6} {:>7} | {:>6} | {:>6} | {:>6}",
+            main.len(),
+            micros(quantile(&main, 0.5)),
+            micros(quantile(&main, 0.9)),
+            micros(quantile(&main, 0.99)),
+            micros(main.last().copied()),
+            micros(serial_p50),
+            micros(store_p50),
+            layer,
+        );
+    };
+    let all = |run: &RunResult| sorted(&run.latencies.concat());
+    row(
+        "all",
+        all(&report.main_run),
+        all(&report.serial_run),
+        all(&report.store_run),
+    );
+    for (tool, name) in TOOLS.iter().enumerate() {
+        row(
+            name,
+            sorted(&report.main_run.latencies[tool]),
+            sorted(&report.serial_run.latencies[tool]),
+            sorted(&report.store_run.latencies[tool]),
+        );
+    }
+    println!();
+    println!(
+        "p50..max: {} in flight, send to answer. p50@1: one in flight. store: the same store \
+         calls in-process, one at a time.\nMCP = p50@1 − store: what stdio, JSON and the MCP \
+         layer add per call; of it, {:.0} µs is the round trip of a ping (p50), which every \
+         call pays.",
+        report.in_flight,
+        report.ping.as_secs_f64() * 1e6
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_labelled_compactly() {
+        assert_eq!(compact(100), "100");
+        assert_eq!(compact(1_000), "1k");
+        assert_eq!(compact(200_000), "200k");
+        assert_eq!(compact(5_000_000), "5M");
+        assert_eq!(compact(1_500), "1500");
+    }
+}
