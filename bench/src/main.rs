@@ -24,6 +24,10 @@
 //! (as the SQLite files are one per size), each of which must exist. Like a SQLite file, each
 //! is seeded unless it already holds its size, and reused by the next run.
 //!
+//! `--baseline PATH` also runs another server binary (an earlier build) on each database, right
+//! after the server, and prints the two side by side: calls/s, server CPU per call, p50s and
+//! peak RSS, with the ratio of each.
+//!
 //! With `--plot PATH` it also draws a PNG: each tool's p50 against data size, one panel with
 //! one call at a time (`p50@1`) and one with `--in-flight` calls (`p50`), on a shared log scale;
 //! SQLite in solid lines, PostgreSQL (when measured) in dashed ones.
@@ -50,7 +54,7 @@
 #![forbid(unsafe_code)]
 
 use std::io::BufReader;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
@@ -60,7 +64,7 @@ use serde_json::json;
 
 use client::{Connection, RunResult, discover, drain_stderr, ping_round_trip, pipelined};
 use in_process::{delete_reviews, has_counts, store_calls};
-use report::{Report, cpu_time, plot_figure, print_table, vm_hwm};
+use report::{Report, cpu_time, plot_figure, print_comparison, print_table, vm_hwm};
 use workload::{Call, parse_mix};
 
 mod client;
@@ -111,6 +115,11 @@ struct Args {
     /// The server binary. [default: movie-reviews-mcp next to this binary]
     #[arg(long, value_name = "PATH")]
     server: Option<PathBuf>,
+    /// Another server binary to compare with (a build of an earlier commit, say): each
+    /// database is run on it too, right after the server, and a table of the two side by side
+    /// follows. The plot shows the server only.
+    #[arg(long, value_name = "PATH")]
+    baseline: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -150,6 +159,26 @@ fn main() -> ExitCode {
 
 fn run(args: Args) -> Result<(), Error> {
     let mix = parse_mix(&args.mix)?;
+    let server = match args.server.clone() {
+        Some(path) => path,
+        None => std::env::current_exe()?
+            .parent()
+            .ok_or("the bench binary has no folder")?
+            .join("movie-reviews-mcp"),
+    };
+    if !server.is_file() {
+        return Err(format!(
+            "no server binary at {}: build it with `cargo build --release -p movie-reviews-mcp` \
+             or pass --server PATH",
+            server.display()
+        )
+        .into());
+    }
+    if let Some(baseline) = &args.baseline
+        && !baseline.is_file()
+    {
+        return Err(format!("--baseline: no server binary at {}", baseline.display()).into());
+    }
     if args.calls == 0 || args.in_flight == 0 {
         return Err("--calls and --in-flight must be at least 1".into());
     }
@@ -193,8 +222,15 @@ fn run(args: Args) -> Result<(), Error> {
         // Both backends at one size, then the next size: on a shared machine, measurements
         // taken close together are the fairest comparison.
         for database in std::iter::once(sqlite).chain(postgres) {
-            let report = run_size(&args, size, database, &mix)?;
+            let report = run_size(&args, &server, size, database.clone(), &mix)?;
             print_table(&report);
+            // Right after, on the same database, so that both meet the machine as alike as a
+            // shared machine allows.
+            if let Some(baseline) = &args.baseline {
+                let before = run_size(&args, baseline, size, database, &mix)?;
+                print_table(&before);
+                print_comparison(&before, &report);
+            }
             reports.push(report);
         }
     }
@@ -230,28 +266,15 @@ fn postgres_database(prefix: &str, size: SizeName) -> Result<PathBuf, Error> {
     Ok(PathBuf::from(url))
 }
 
-/// Seeds or reuses `database` at `size`, runs the workload on the server and on the store.
+/// Seeds or reuses `database` at `size` with `server`, runs the workload on `server` and on the
+/// store.
 fn run_size(
     args: &Args,
+    server: &Path,
     size: SizeName,
     database: PathBuf,
     mix: &[u32; 4],
 ) -> Result<Report, Error> {
-    let server = match args.server.clone() {
-        Some(path) => path,
-        None => std::env::current_exe()?
-            .parent()
-            .ok_or("the bench binary has no folder")?
-            .join("movie-reviews-mcp"),
-    };
-    if !server.is_file() {
-        return Err(format!(
-            "no server binary at {}: build it with `cargo build --release -p movie-reviews-mcp` \
-             or pass --server PATH",
-            server.display()
-        )
-        .into());
-    }
     // The server is given the argument as it is; the in-process store calls read it the same way.
     let target = Database::named(database.clone())?;
     let counts = size.counts();
@@ -269,7 +292,7 @@ fn run_size(
             counts.0, counts.1, counts.2
         );
         let started = Instant::now();
-        let status = Command::new(&server)
+        let status = Command::new(server)
             .arg("seed")
             .arg("--database")
             .arg(&database)
@@ -289,7 +312,7 @@ fn run_size(
 
     // Start the server and initialize.
     let spawned = Instant::now();
-    let mut child = Command::new(&server)
+    let mut child = Command::new(server)
         .arg("--database")
         .arg(&database)
         .stdin(Stdio::piped())
@@ -382,6 +405,7 @@ fn run_size(
     runtime.block_on(delete_reviews(&target, &written))?;
 
     Ok(Report {
+        server: server.to_owned(),
         size,
         counts,
         database: target,

@@ -2,6 +2,7 @@
 //! of one size's run, its table, and the figure the plot draws from the reports.
 
 use std::io::Read;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use movie_reviews_mcp::store::Database;
@@ -35,6 +36,8 @@ pub(crate) fn cpu_time(pid: u32) -> Option<Duration> {
 }
 
 pub(crate) struct Report {
+    /// The server binary measured.
+    pub(crate) server: PathBuf,
     pub(crate) size: SizeName,
     pub(crate) counts: (u64, u64, u64),
     pub(crate) database: Database,
@@ -50,6 +53,30 @@ pub(crate) struct Report {
     pub(crate) main_run: RunResult,
     pub(crate) serial_run: RunResult,
     pub(crate) store_run: RunResult,
+}
+
+impl Report {
+    /// Calls per second with `in_flight` calls in flight.
+    fn calls_per_second(&self) -> f64 {
+        self.calls as f64 / self.main_run.elapsed.as_secs_f64()
+    }
+
+    /// Calls per second one at a time.
+    fn serial_calls_per_second(&self) -> f64 {
+        let calls = self
+            .serial_run
+            .latencies
+            .iter()
+            .map(Vec::len)
+            .sum::<usize>();
+        calls as f64 / self.serial_run.elapsed.as_secs_f64()
+    }
+
+    /// The server's CPU time per call with `in_flight` calls in flight.
+    fn cpu_per_call(&self) -> Option<Duration> {
+        let calls = u32::try_from(self.calls).ok()?;
+        Some(self.main_cpu? / calls)
+    }
 }
 
 /// Each tool's p50 in µs, one call at a time and with `--in-flight` calls, at each size run,
@@ -151,21 +178,14 @@ pub(crate) fn print_table(report: &Report) {
         report.size.name(),
         report.database
     );
-    let per_second = report.calls as f64 / report.main_run.elapsed.as_secs_f64();
-    let serial_per_second = report
-        .serial_run
-        .latencies
-        .iter()
-        .map(Vec::len)
-        .sum::<usize>() as f64
-        / report.serial_run.elapsed.as_secs_f64();
+    println!("server: {}", report.server.display());
     println!(
         "{} calls with {} in flight: {:.0} calls/s ({:.2} s); 1 in flight: {:.0} calls/s",
         report.calls,
         report.in_flight,
-        per_second,
+        report.calls_per_second(),
         report.main_run.elapsed.as_secs_f64(),
-        serial_per_second
+        report.serial_calls_per_second()
     );
     println!(
         "seed: {}; spawn to initialize: {:.1} ms; server peak RSS (VmHWM): {}",
@@ -181,11 +201,11 @@ pub(crate) fn print_table(report: &Report) {
             kib as f64 / 1024.0
         )),
     );
-    if let Some(cpu) = report.main_cpu {
+    if let (Some(cpu), Some(per_call)) = (report.main_cpu, report.cpu_per_call()) {
         println!(
             "server CPU with {} in flight: {:.0} µs per call ({:.2} s in all)",
             report.in_flight,
-            cpu.as_secs_f64() * 1e6 / report.calls as f64,
+            per_call.as_secs_f64() * 1e6,
             cpu.as_secs_f64()
         );
     }
@@ -239,6 +259,101 @@ pub(crate) fn print_table(report: &Report) {
          call pays.",
         report.in_flight,
         report.ping.as_secs_f64() * 1e6
+    );
+}
+
+/// The baseline's figures beside the server's, from runs on the same database one after the
+/// other, as a Markdown table: calls per second, the server's CPU per call, p50 latencies (all
+/// calls, and writes, whose fsync the others do not wait for) and peak RSS. A ratio above 1 is
+/// the server doing better.
+pub(crate) fn print_comparison(baseline: &Report, server: &Report) {
+    let backend = match server.database {
+        Database::Sqlite(_) => "SQLite",
+        Database::Postgres(_) => "PostgreSQL",
+    };
+    let in_flight = server.in_flight;
+    println!();
+    println!(
+        "baseline: {}\nserver: {}",
+        baseline.server.display(),
+        server.server.display()
+    );
+    println!();
+    println!(
+        "| {}, {backend} | baseline | server | ratio |",
+        server.size.name()
+    );
+    println!("|---|---:|---:|---:|");
+    // Higher is better for a rate, lower for a cost: each ratio says how many times better.
+    let rate = |name: &str, before: f64, after: f64| {
+        println!(
+            "| {name} | {before:.0} | {after:.0} | {:.2}× |",
+            after / before
+        );
+    };
+    let cost = |name: &str, before: Option<f64>, after: Option<f64>, decimals: usize| {
+        let shown = |value: Option<f64>| {
+            value.map_or("-".to_owned(), |value| format!("{value:.decimals$}"))
+        };
+        let ratio = match (before, after) {
+            (Some(before), Some(after)) if after > 0.0 => format!("{:.2}×", before / after),
+            _ => "-".to_owned(),
+        };
+        println!(
+            "| {name} | {} | {} | {ratio} |",
+            shown(before),
+            shown(after)
+        );
+    };
+    let micros = |duration: Option<Duration>| duration.map(|duration| duration.as_secs_f64() * 1e6);
+    let p50 = |run: &RunResult, tool: Option<usize>| {
+        let latencies = match tool {
+            Some(tool) => sorted(&run.latencies[tool]),
+            None => sorted(&run.latencies.concat()),
+        };
+        micros(quantile(&latencies, 0.5))
+    };
+    let write = TOOLS.iter().position(|&tool| tool == "reviews_write");
+    rate(
+        &format!("calls/s, {in_flight} in flight"),
+        baseline.calls_per_second(),
+        server.calls_per_second(),
+    );
+    rate(
+        "calls/s, one at a time",
+        baseline.serial_calls_per_second(),
+        server.serial_calls_per_second(),
+    );
+    cost(
+        &format!("server CPU per call, {in_flight} in flight (µs)"),
+        micros(baseline.cpu_per_call()),
+        micros(server.cpu_per_call()),
+        0,
+    );
+    cost(
+        &format!("p50, {in_flight} in flight (µs)"),
+        p50(&baseline.main_run, None),
+        p50(&server.main_run, None),
+        0,
+    );
+    cost(
+        "p50, one at a time (µs)",
+        p50(&baseline.serial_run, None),
+        p50(&server.serial_run, None),
+        0,
+    );
+    cost(
+        &format!("reviews_write p50, {in_flight} in flight (µs)"),
+        write.and_then(|tool| p50(&baseline.main_run, Some(tool))),
+        write.and_then(|tool| p50(&server.main_run, Some(tool))),
+        0,
+    );
+    let megabytes = |kib: Option<u64>| kib.map(|kib| kib as f64 / 1024.0);
+    cost(
+        "peak RSS (MB)",
+        megabytes(baseline.peak_rss),
+        megabytes(server.peak_rss),
+        1,
     );
 }
 

@@ -21,17 +21,18 @@ fn the_benchmark_runs_on_the_small_set_and_draws_its_plot() {
     let folder = tempfile::tempdir().unwrap();
     let database = folder.path().join("small.db");
     let plot = folder.path().join("plot.png");
-    let run = || {
+    let run = |extra: &[&Path]| {
         Command::new(bench)
             .args(["--size", "small", "--calls", "100", "--in-flight", "4"])
             .arg("--database")
             .arg(&database)
             .arg("--plot")
             .arg(&plot)
+            .args(extra)
             .output()
             .unwrap()
     };
-    let first = run();
+    let first = run(&[]);
     let stderr = String::from_utf8_lossy(&first.stderr);
     assert!(first.status.success(), "bench failed:\n{stderr}");
     assert!(stderr.contains("seeding"), "{stderr}");
@@ -56,9 +57,37 @@ fn the_benchmark_runs_on_the_small_set_and_draws_its_plot() {
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
 
     // The reviews it wrote were deleted, so the next run finds the seeded counts and reuses
-    // the database.
-    let second = run();
+    // the database. This one compares the server with a baseline (the same binary here): both
+    // tables, then the two side by side.
+    let second = run(&[Path::new("--baseline"), &server]);
     let stderr = String::from_utf8_lossy(&second.stderr);
     assert!(second.status.success(), "bench failed:\n{stderr}");
     assert!(stderr.contains("reusing"), "{stderr}");
+    let output = String::from_utf8_lossy(&second.stdout);
+    let tables = output.matches("movie-reviews-mcp bench: small set").count();
+    assert_eq!(
+        tables, 2,
+        "a table for the server and one for the baseline:\n{output}"
+    );
+    let (_, comparison) = output
+        .split_once("| small, SQLite | baseline | server | ratio |")
+        .unwrap_or_else(|| panic!("no comparison in:\n{output}"));
+    for row in [
+        "| calls/s, 4 in flight |",
+        "| calls/s, one at a time |",
+        "| server CPU per call, 4 in flight (µs) |",
+        "| p50, 4 in flight (µs) |",
+        "| p50, one at a time (µs) |",
+        "| reviews_write p50, 4 in flight (µs) |",
+        "| peak RSS (MB) |",
+    ] {
+        let line = comparison
+            .lines()
+            .find(|line| line.starts_with(row))
+            .unwrap_or_else(|| panic!("no {row} row in:\n{comparison}"));
+        // The server's CPU time is counted in ticks of 10 ms, which 100 calls may not reach.
+        if !row.contains("CPU") {
+            assert!(line.ends_with("× |"), "no ratio in {line}");
+        }
+    }
 }
