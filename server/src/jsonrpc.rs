@@ -62,8 +62,13 @@ impl<T> Read<T> {
 
 /// Reads one message, as JSON and as rmcp reads it; see the module's documentation.
 pub fn read(bytes: &[u8]) -> Read<Box<Incoming>> {
-    let text = make_readable(bytes);
-    let json: Value = match serde_json::from_slice(&text) {
+    read_readable(bytes, &make_readable(bytes))
+}
+
+/// [`read`], given `text`, the message `bytes` made readable: only a message that does not
+/// parse is looked at as it was sent, for its `id`.
+fn read_readable(bytes: &[u8], text: &[u8]) -> Read<Box<Incoming>> {
+    let json: Value = match serde_json::from_slice(text) {
         Ok(json) => json,
         Err(error) => {
             let message = format!("Parse error: {error}.");
@@ -92,7 +97,7 @@ pub fn read_message(bytes: &[u8]) -> Read<ClientJsonRpcMessage> {
     {
         return Read::Forward(message);
     }
-    read(bytes).map_forward(|incoming| incoming.message)
+    read_readable(bytes, &text).map_forward(|incoming| incoming.message)
 }
 
 /// Whether rmcp read `message` as a method it does not know.
