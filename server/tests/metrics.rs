@@ -7,8 +7,6 @@
 #[allow(dead_code)]
 mod common;
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use common::{HttpServer, TempDir, http_client, mint};
@@ -109,19 +107,12 @@ async fn post(
 
 /// Where the server says it serves its metrics.
 async fn metrics_url(server: &HttpServer) -> String {
-    for _ in 0..100 {
-        let logs = server.logs();
-        let url = logs
-            .lines()
-            .find_map(|line| line.split("serving metrics on ").nth(1))
-            .and_then(|rest| rest.split_whitespace().next());
-        if let Some(url) = url {
-            return url.to_owned();
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!(
-        "the server did not say where it serves metrics:\n{}",
-        server.logs()
-    )
+    const SAYS: &str = "serving metrics on ";
+    let line = server.logged_line(|line| line.contains(SAYS)).await;
+    let url = line
+        .split(SAYS)
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next());
+    url.unwrap_or_else(|| panic!("no address after {SAYS:?}: {line}"))
+        .to_owned()
 }
