@@ -305,13 +305,14 @@ pub(crate) fn print_comparison(baseline: &Report, server: &Report) {
             shown(after)
         );
     };
-    let micros = |duration: Option<Duration>| duration.map(|duration| duration.as_secs_f64() * 1e6);
+    let as_micros =
+        |duration: Option<Duration>| duration.map(|duration| duration.as_secs_f64() * 1e6);
     let p50 = |run: &RunResult, tool: Option<usize>| {
         let latencies = match tool {
             Some(tool) => sorted(&run.latencies[tool]),
             None => sorted(&run.latencies.concat()),
         };
-        micros(quantile(&latencies, 0.5))
+        as_micros(quantile(&latencies, 0.5))
     };
     let write = TOOLS.iter().position(|&tool| tool == "reviews_write");
     rate(
@@ -326,8 +327,8 @@ pub(crate) fn print_comparison(baseline: &Report, server: &Report) {
     );
     cost(
         &format!("server CPU per call, {in_flight} in flight (µs)"),
-        micros(baseline.cpu_per_call()),
-        micros(server.cpu_per_call()),
+        as_micros(baseline.cpu_per_call()),
+        as_micros(server.cpu_per_call()),
         0,
     );
     cost(
