@@ -122,6 +122,20 @@ async fn can_t_change_is_reported_before_any_id_is_looked_up(backend: Backend) {
     );
 }
 
+/// "Can't change" reads the saved review, so it waits until every other rule has passed.
+async fn can_t_change_is_checked_once_the_other_rules_pass(backend: Backend) {
+    let client = fixture::client(backend).await;
+    assert_eq!(
+        client
+            .err(
+                "reviews_write",
+                json!({ "stars": 9, "reviewId": review(11), "movieId": ZEBRA })
+            )
+            .await,
+        invalid("Stars: A star rating must be between 1 and 5.")
+    );
+}
+
 async fn many_writes_at_once_all_succeed(backend: Backend) {
     let client = fixture::client(backend).await;
     let writes = (0..24).map(|index| {
@@ -218,6 +232,7 @@ on_every_backend!(
     changing_the_stars_keeps_the_movie_and_author_and_updates_the_average,
     a_review_cannot_move_to_another_movie_or_author,
     can_t_change_is_reported_before_any_id_is_looked_up,
+    can_t_change_is_checked_once_the_other_rules_pass,
     many_writes_at_once_all_succeed,
     creating_needs_a_movie_and_an_author_and_stars_from_one_to_five,
     writing_about_something_that_does_not_exist_is_not_found,
