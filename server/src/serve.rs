@@ -9,7 +9,7 @@ use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest,
     CustomResult, DiscoverResult, ErrorCode, Implementation, ListToolsResult, MetaObject,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -192,7 +192,7 @@ impl ServerHandler for MovieReviews {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         if request.method != "tools/call" {
             let message = format!("Method not found: {}", request.method);
@@ -200,6 +200,14 @@ impl ServerHandler for MovieReviews {
         }
         let mut result = toolkit::unreadable_call(&self.tools, request.params.as_ref())?;
         self.identified(&mut result.meta);
+        // A client on a version before 2026-07-28 knows no `resultType`: rmcp leaves it out of
+        // the results it builds, but this one reaches rmcp as a custom result.
+        let current = context
+            .protocol_version()
+            .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        if !current {
+            result.result_type = None;
+        }
         serde_json::to_value(result)
             .map(CustomResult)
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))

@@ -18,7 +18,8 @@ use common::{HttpServer, Server, TempDir, bearer, http_client, mint};
 /// How long the tool list and the discovery result may be kept: an hour, in milliseconds.
 const FRESH_FOR_MS: u64 = 3_600_000;
 
-/// The requests sent, by id: discovery, the tool list, a call that succeeds and one that fails.
+/// The requests sent, by id: discovery, the tool list, a call that succeeds, one that fails and
+/// one whose arguments are not an object.
 fn requests() -> Vec<(u64, Value)> {
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -43,6 +44,11 @@ fn requests() -> Vec<(u64, Value)> {
             "tools/call",
             json!({"name": "movies_get", "arguments": {"movieId": "not an id"}}),
         ),
+        request(
+            5,
+            "tools/call",
+            json!({"name": "movies_get", "arguments": "not an object"}),
+        ),
     ]
 }
 
@@ -53,7 +59,7 @@ fn check(answers: &HashMap<u64, Value>) {
         "title": "Movie reviews",
         "version": env!("CARGO_PKG_VERSION"),
     });
-    for id in 1..=4 {
+    for id in 1..=5 {
         let answer = &answers[&id];
         let result = &answer["result"];
         assert!(
@@ -74,6 +80,13 @@ fn check(answers: &HashMap<u64, Value>) {
     assert_eq!(tools.len(), 6, "every tool is listed");
     assert_eq!(answers[&3]["result"]["isError"], false, "{}", answers[&3]);
     assert_eq!(answers[&4]["result"]["isError"], true, "{}", answers[&4]);
+    assert_eq!(answers[&4]["result"]["resultType"], "complete");
+    assert_eq!(
+        common::keys(&answers[&5]["result"]),
+        common::keys(&answers[&4]["result"]),
+        "arguments that are not an object fail as any call does: {}",
+        answers[&5]
+    );
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! server over stdio (every read bounded by a timeout), and the binary run as a command to its
 //! end. Each test binary (`stdio`, `cli`, `robustness`) uses a different subset.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -399,6 +399,12 @@ pub fn text_of(result: &Value) -> &str {
     assert_eq!(content.len(), 1, "one content block: {result}");
     assert_eq!(content[0]["type"], "text", "a text block: {result}");
     content[0]["text"].as_str().expect("text is a string")
+}
+
+/// The names of an object's fields, to compare the shapes of two answers.
+pub fn keys(value: &Value) -> BTreeSet<&str> {
+    let object = value.as_object().expect("an object");
+    object.keys().map(String::as_str).collect()
 }
 
 /// What a finished command left behind.

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Session, TempDir, text_of};
+use crate::common::{Session, TempDir, keys, text_of};
 
 /// JSON nested this deep cannot be parsed by serde_json (its limit is 128 levels).
 const TOO_DEEP: usize = 5_000;
@@ -91,6 +91,7 @@ fn a_call_whose_arguments_are_not_an_object_is_a_broken_rule_and_one_without_a_t
 {
     let dir = TempDir::new("not-an-object");
     let mut session = Session::start(&dir.path().join("not-an-object.db"), dir.path());
+    let ordinary_failure = session.call("movies_search", json!({ "limit": 0 }));
     for (arguments, kind) in [
         (json!("x"), "a string"),
         (json!([1]), "an array"),
@@ -99,6 +100,11 @@ fn a_call_whose_arguments_are_not_an_object_is_a_broken_rule_and_one_without_a_t
     ] {
         let result = session.call("movies_search", arguments.clone());
         assert_eq!(result["isError"], true, "{arguments}: {result}");
+        assert_eq!(
+            keys(&result),
+            keys(&ordinary_failure),
+            "shaped as any failed call: {result}"
+        );
         assert_eq!(
             text_of(&result),
             format!(
