@@ -119,7 +119,7 @@ pub enum Command {
         database: Option<PathBuf>,
         /// The tool's name, like movies_search.
         tool: String,
-        /// The arguments as a JSON object, like '{"query":"global"}'.
+        /// The arguments as a JSON object, like '{"query":"night"}'.
         arguments: Option<String>,
     },
     /// Prints the tools/list result as JSON.

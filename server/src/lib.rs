@@ -260,7 +260,7 @@ async fn call(
             serde_json::Value::Object(object) => Some(object),
             _ => {
                 return Err(
-                    "the arguments must be a JSON object, like '{\"query\":\"global\"}'".into(),
+                    "the arguments must be a JSON object, like '{\"query\":\"night\"}'".into(),
                 );
             }
         },

@@ -68,10 +68,10 @@ async fn every_tool_answers_over_http_as_over_stdio() {
     let movies = call(
         &client,
         "movies_search",
-        json!({"query": "global", "limit": 3}),
+        json!({"query": "night", "limit": 3}),
     )
     .await;
-    let (over_stdio, _) = both("movies_search", json!({"query": "global", "limit": 3}));
+    let (over_stdio, _) = both("movies_search", json!({"query": "night", "limit": 3}));
     assert_eq!(movies, over_stdio);
     let movie = movies["structuredContent"]["items"][0]["id"].clone();
     let authors = call(&client, "authors_search", json!({"limit": 2})).await;

@@ -30,7 +30,7 @@ const NEW_AUTHORS: u64 = 600;
 const NEW_REVIEWS: u64 = 30_000;
 
 /// Terms the replicas search for, before, during and after the seed.
-const TERMS: &[&str] = &["bal", "synergy", "al ", "ros"];
+const TERMS: &[&str] = &["the", "night", "in ", "ros"];
 
 /// What was asked (tool and arguments) and the total it answered, for each search of a round.
 type Totals = Vec<(String, u64)>;

@@ -87,14 +87,14 @@ fn a_client_session_over_stdio() {
     let found = server.result(
         3,
         "tools/call",
-        json!({"name": "movies_search", "arguments": {"query": "global", "limit": 5}}),
+        json!({"name": "movies_search", "arguments": {"query": "night", "limit": 5}}),
     );
     assert_eq!(found["isError"], false, "{found}");
     let structured = &found["structuredContent"];
     assert!(structured["items"].is_array(), "{found}");
     assert!(
         !structured["items"].as_array().unwrap().is_empty(),
-        "the demo data has movies matching \"global\": {found}"
+        "the demo data has movies matching \"night\": {found}"
     );
     assert!(structured["totalCount"].is_u64(), "{found}");
     let text: Value = serde_json::from_str(text_of(&found)).expect("the text block is JSON");
