@@ -178,10 +178,9 @@ const REALMS: &[&str] = &[
 /// A title in one of the shapes film titles take, from the word lists.
 ///
 /// The three-word shapes ("The Silent River of Lisbon", "Night of the Burning Wolf") give the
-/// large sets as many distinct titles as real catalogues have, about one for every nine movies
-/// of a million: a movie's reviews are read as a range of the reviews of every movie with its
-/// title, so a title shared by hundreds would make the benchmark's `movies_get` measure
-/// something no real catalogue does.
+/// large sets many distinct titles, about one for every ten movies of a million. A movie's
+/// reviews are read as a range of the reviews of every movie with its title, so a title shared
+/// by hundreds would make the benchmark's `movies_get` measure something no real catalogue does.
 fn film_title(rng: &mut SplitMix64) -> String {
     let adjective = *rng.pick(ADJECTIVES);
     let noun = *rng.pick(NOUNS);
