@@ -183,25 +183,22 @@ const REALMS: &[&str] = &[
 /// by hundreds would make the benchmark's `movies_get` measure something no real catalogue does.
 fn film_title(rng: &mut SplitMix64) -> String {
     let adjective = *rng.pick(ADJECTIVES);
-    let noun = *rng.pick(NOUNS);
-    let other = *rng.pick(NOUNS);
+    let noun = rng.below(NOUNS.len());
+    let other = rng.below(NOUNS.len());
     let place = *rng.pick(PLACES);
-    // "The Summer Summer", "Fire and Fire": a word is not said twice.
-    let next = |word: &str| {
-        // `word` is one of NOUNS, so the position is always found.
-        let index = NOUNS.iter().position(|noun| *noun == word).unwrap_or(0);
-        NOUNS[(index + 1) % NOUNS.len()]
-    };
-    let noun = if noun == adjective || noun == other {
+    // "The Summer Summer", "Fire and Fire": a word is not said twice; the next noun stands in.
+    let next = |index: usize| (index + 1) % NOUNS.len();
+    let noun = if NOUNS[noun] == adjective || noun == other {
         next(noun)
     } else {
         noun
     };
-    let other = if other == adjective || other == noun {
+    let other = if NOUNS[other] == adjective || other == noun {
         next(other)
     } else {
         other
     };
+    let (noun, other) = (NOUNS[noun], NOUNS[other]);
     match rng.below(10) {
         0 | 1 => format!("The {adjective} {noun}"),
         2 => format!("{adjective} {noun}"),
