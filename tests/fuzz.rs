@@ -35,13 +35,14 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::Once;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{LazyLock, Once};
 use std::time::{Duration, Instant};
 
 use jsonschema::Validator;
 use movie_reviews_mcp::MovieReviews;
 use movie_reviews_mcp::store::Database;
+use movie_reviews_mcp::tools::Tools;
 use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::strategy::{Union, ValueTree};
@@ -76,51 +77,37 @@ static ONE_RUN_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new
 // What a case is
 // ---------------------------------------------------------------------------------------------
 
-/// The tools and the arguments each declares, in declaration order.
-const TOOLS: [(&str, &[Param]); 6] = [
-    (
-        "movies_search",
-        &[
-            Param::Query,
-            Param::Offset,
-            Param::Limit,
-            Param::IncludeReviews,
-        ],
-    ),
-    ("movies_get", &[Param::MovieId]),
-    (
-        "authors_search",
-        &[
-            Param::Query,
-            Param::Offset,
-            Param::Limit,
-            Param::IncludeReviews,
-        ],
-    ),
-    (
-        "reviews_list",
-        &[
-            Param::MovieId,
-            Param::AuthorId,
-            Param::ReviewId,
-            Param::Offset,
-            Param::Limit,
-        ],
-    ),
-    (
-        "reviews_write",
-        &[
-            Param::Stars,
-            Param::MovieId,
-            Param::AuthorId,
-            Param::ReviewId,
-        ],
-    ),
-    ("reviews_delete", &[Param::ReviewId]),
-];
+/// The server's tools and the arguments each declares, in declaration order, read from what
+/// the tools declare: a tool added to the server is fuzzed too, and an argument this test
+/// cannot generate a value for fails it.
+static TOOLS: LazyLock<Vec<(&'static str, Vec<Param>)>> = LazyLock::new(|| {
+    let tools = Tools::every().expect("the server's tools");
+    tools
+        .declared()
+        .iter()
+        .map(|spec| {
+            let params = spec.args.iter().map(|arg| {
+                let param = PARAMS.iter().find(|param| param.name() == arg.name);
+                *param.unwrap_or_else(|| {
+                    panic!(
+                        "the fuzz test generates no value for {}'s {}",
+                        spec.name, arg.name
+                    )
+                })
+            });
+            (spec.name, params.collect())
+        })
+        .collect()
+});
 
-const REVIEWS_WRITE: usize = 4;
-const REVIEWS_DELETE: usize = 5;
+/// The tool named `name`'s place in [`TOOLS`].
+fn tool_index(name: &str) -> usize {
+    let place = TOOLS.iter().position(|(tool, _)| *tool == name);
+    place.unwrap_or_else(|| panic!("the server has no tool {name}"))
+}
+
+static REVIEWS_WRITE: LazyLock<usize> = LazyLock::new(|| tool_index("reviews_write"));
+static REVIEWS_DELETE: LazyLock<usize> = LazyLock::new(|| tool_index("reviews_delete"));
 
 /// Every argument any tool declares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -636,7 +623,7 @@ fn plausible_arguments(tool: usize, seeds: &Seeds) -> BoxedStrategy<Vec<Arg>> {
     };
     // reviews_write either creates (movie and author) or changes (review) a review; creating
     // is the likelier, so that writes make up for the reviews that deletes take away.
-    let shapes: Vec<(u32, Vec<BoxedStrategy<Option<Arg>>>)> = if tool == REVIEWS_WRITE {
+    let shapes: Vec<(u32, Vec<BoxedStrategy<Option<Arg>>>)> = if tool == *REVIEWS_WRITE {
         vec![
             (
                 3,
@@ -658,7 +645,7 @@ fn plausible_arguments(tool: usize, seeds: &Seeds) -> BoxedStrategy<Vec<Arg>> {
             ),
         ]
     } else {
-        let params = TOOLS[tool].1;
+        let params = &TOOLS[tool].1;
         let presence = |param: Param| match param {
             Param::MovieId | Param::ReviewId if params.len() == 1 => 0.97,
             Param::ReviewId => 0.15,
@@ -694,7 +681,7 @@ fn case_strategy(seeds: &Seeds) -> BoxedStrategy<Case> {
     Union::new_weighted(
         (0..TOOLS.len())
             .map(|tool| {
-                let weight = if tool == REVIEWS_WRITE { 2 } else { 1 };
+                let weight = if tool == *REVIEWS_WRITE { 2 } else { 1 };
                 let case = prop_oneof![
                     1 => Just(None),
                     14 => plausible_arguments(tool, seeds).prop_map(Some),
@@ -838,7 +825,7 @@ impl State {
                 .and_then(|s| s.parse().ok())
                 .ok_or_else(|| format!("no id in {key}"))
         };
-        if tool == REVIEWS_WRITE {
+        if tool == *REVIEWS_WRITE {
             let row = Row {
                 stars: saved["stars"].as_u64().ok_or("no stars")?,
                 movie: id("movieId")?,
@@ -855,7 +842,7 @@ impl State {
                 }
                 Some(_) => self.changed += 1,
             }
-        } else if tool == REVIEWS_DELETE {
+        } else if tool == *REVIEWS_DELETE {
             let review = id("reviewId")?;
             if saved["deleted"] != json!(true) {
                 return Err("deleted is not true".to_owned());
@@ -880,7 +867,7 @@ impl Fuzzer {
     /// A server on `database` (new and empty), which it fills with the demo data as it starts.
     async fn start(database: &Database) -> Fuzzer {
         let store = movie_reviews_mcp::open_or_create(database).await.unwrap();
-        let service = connect(MovieReviews::new(store).unwrap()).await;
+        let service = connect(MovieReviews::new(store, Tools::every().unwrap())).await;
         let output_schemas = output_schemas(&service).await;
         Fuzzer {
             service,
@@ -1119,7 +1106,7 @@ impl Fuzzer {
         let author = state.authors[n * 7 % state.authors.len()];
         let arguments = json!({"stars": n % 5 + 1, "movieId": movie, "authorId": author});
         let saved = self.ok("reviews_write", arguments).await;
-        state.record(REVIEWS_WRITE, &saved).unwrap();
+        state.record(*REVIEWS_WRITE, &saved).unwrap();
     }
 
     /// Whether the server still answers a plain call.

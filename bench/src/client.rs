@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use movie_reviews_mcp::tools::{AuthorsSearch, MoviesSearch};
+use toolkit::Tool;
+
 use crate::Error;
 use crate::report::{quantile, sorted};
 use crate::workload::{Call, TOOLS};
@@ -153,7 +156,7 @@ pub(crate) fn discover(connection: &mut Connection) -> Result<Ids, Error> {
         names: Vec::new(),
         reviews: 0,
     };
-    for tool in ["movies_search", "authors_search"] {
+    for tool in [MoviesSearch::SPEC.name, AuthorsSearch::SPEC.name] {
         let first = connection.call(tool, json!({ "limit": LIMIT }))?;
         let total = first["totalCount"].as_u64().ok_or("no totalCount")?;
         let mut pages = vec![first];
@@ -172,7 +175,7 @@ pub(crate) fn discover(connection: &mut Connection) -> Result<Ids, Error> {
         for page in pages {
             for item in page["items"].as_array().ok_or("no items")? {
                 let id = Uuid::parse_str(item["id"].as_str().ok_or("no id")?)?;
-                if tool == "movies_search" {
+                if tool == MoviesSearch::SPEC.name {
                     ids.movies.push(id);
                     ids.titles
                         .push(item["title"].as_str().unwrap_or_default().to_owned());
@@ -310,7 +313,7 @@ pub(crate) fn pipelined(
             .map_err(|error| format!("an answer is not JSON ({error}): {answer}"))?;
         let content = checked(&answer)
             .map_err(|error| format!("call {index} ({}) failed: {error}", TOOLS[tool]))?;
-        if tool == 4 {
+        if calls[index].writes() {
             let review = content["id"]
                 .as_str()
                 .and_then(|id| Uuid::parse_str(id).ok())

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use movie_reviews_mcp::store::Database;
+use movie_reviews_mcp::tools::ReviewsWrite;
+use toolkit::Tool;
 
 use crate::SizeName;
 use crate::client::RunResult;
@@ -314,7 +316,9 @@ pub(crate) fn print_comparison(baseline: &Report, server: &Report) {
         };
         as_micros(quantile(&latencies, 0.5))
     };
-    let write = TOOLS.iter().position(|&tool| tool == "reviews_write");
+    let write = TOOLS
+        .iter()
+        .position(|&tool| tool == ReviewsWrite::SPEC.name);
     rate(
         &format!("calls/s, {in_flight} in flight"),
         baseline.calls_per_second(),

@@ -2,19 +2,21 @@
 //! calls a run sends, drawn from the ids, titles and names the tools showed.
 
 use movie_reviews_mcp::demo::SplitMix64;
+use movie_reviews_mcp::tools::{AuthorsSearch, MoviesGet, MoviesSearch, ReviewsList, ReviewsWrite};
 use serde_json::{Value, json};
+use toolkit::Tool;
 use uuid::Uuid;
 
 use crate::Error;
 use crate::client::Ids;
 
-/// The tools the mix calls, in table order.
+/// The tools the mix calls, in table order, named as they declare themselves.
 pub(crate) const TOOLS: [&str; 5] = [
-    "movies_get",
-    "movies_search",
-    "authors_search",
-    "reviews_list",
-    "reviews_write",
+    MoviesGet::SPEC.name,
+    MoviesSearch::SPEC.name,
+    AuthorsSearch::SPEC.name,
+    ReviewsList::SPEC.name,
+    ReviewsWrite::SPEC.name,
 ];
 
 /// One call of the workload.
@@ -33,6 +35,11 @@ pub(crate) enum Call {
 }
 
 impl Call {
+    /// Whether the call writes.
+    pub(crate) fn writes(&self) -> bool {
+        matches!(self, Call::Write { .. })
+    }
+
     /// Index into [`TOOLS`].
     pub(crate) fn tool(&self) -> usize {
         match self {

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use zip::ZipWriter;
 use zip::write::SimpleFileOptions;
 
-use crate::Error;
+use crate::error::Error;
 use toolkit::Selection;
 
 /// The version of the bundle manifest format written.

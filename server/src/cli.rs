@@ -4,10 +4,42 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use toolkit::ToolSpecs;
 
 use crate::demo::{DEMO_SEED, Size};
 use crate::store::PostgresDatabase;
+
+/// The command line of this process, parsed, its help naming the scopes that the tools
+/// `declared` need and which tools need each; exits with clap's message on a mistake.
+pub fn parse(declared: &ToolSpecs) -> Cli {
+    let mut command = command(declared);
+    let parsed = Cli::from_arg_matches_mut(&mut command.clone().get_matches());
+    parsed.unwrap_or_else(|error| error.format(&mut command).exit())
+}
+
+/// The command line's definition, with what the tools `declared` say written into its help.
+pub fn command(declared: &ToolSpecs) -> clap::Command {
+    let scopes: Vec<String> = declared
+        .scopes()
+        .into_iter()
+        .map(|scope| {
+            let needing: Vec<&str> = declared
+                .iter()
+                .filter(|spec| spec.scope == Some(scope))
+                .map(|spec| spec.name)
+                .collect();
+            format!("{scope} ({})", needing.join(", "))
+        })
+        .collect();
+    let help = format!(
+        "The scopes the token grants, comma-separated: {}",
+        scopes.join("; ")
+    );
+    Cli::command().mut_subcommand("token", |token| {
+        token.mut_arg("scopes", |scopes| scopes.help(help))
+    })
+}
 
 /// An MCP server for searching movies and authors and reading, writing and deleting reviews.
 ///
@@ -134,8 +166,8 @@ pub enum Command {
     /// Mints a bearer token for an HTTP client: prints the token, and the line to add to the
     /// tokens file (which holds the token's SHA-256, never the token).
     Token {
-        /// The scopes the token grants, comma-separated: reviews.read (the four read tools),
-        /// reviews.write (reviews_write and reviews_delete).
+        /// The scopes the token grants, comma-separated (the help names the scopes and the
+        /// tools that need each).
         #[arg(long, value_delimiter = ',', required = true, value_name = "SCOPES")]
         scopes: Vec<String>,
     },

@@ -42,12 +42,14 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+use toolkit::ToolSpecs;
 
 use crate::auth::Auth;
 use crate::cli::HttpOptions;
+use crate::error::Error;
 use crate::metrics::metrics;
+use crate::serve::MovieReviews;
 use crate::store::Store;
-use crate::{Error, MovieReviews};
 use cors::Cors;
 use gate::{Gate, Refusals, guard};
 use settings::Settings;
@@ -75,8 +77,14 @@ pub struct Bound {
 
 /// Checks the options, binds `address`, and sets authentication up (reading the static tokens,
 /// fetching the JWT issuer's keys): everything that can fail before the database is touched.
-pub async fn bind(address: SocketAddr, options: HttpOptions) -> Result<Bound, Error> {
-    let mut settings = Settings::read(address, options)?;
+/// `declared` is what every tool of the server declares, served here or not: with
+/// authentication on, each must need a scope, and a token's scopes are checked against theirs.
+pub async fn bind(
+    address: SocketAddr,
+    options: HttpOptions,
+    declared: &ToolSpecs,
+) -> Result<Bound, Error> {
+    let mut settings = Settings::read(address, options, declared)?;
     let listener = TcpListener::bind(address)
         .await
         .map_err(|error| format!("cannot listen on {address}: {error}"))?;
@@ -107,7 +115,8 @@ impl Bound {
 }
 
 /// Serves MCP over HTTP with `server` on `bound` until `shutdown` completes; then calls in
-/// flight finish (for up to `--shutdown-timeout`) and the database is closed.
+/// flight finish (for up to `--shutdown-timeout`). The store stays open: whoever opened it
+/// closes it.
 pub async fn run(
     bound: Bound,
     server: MovieReviews,
@@ -172,7 +181,6 @@ pub async fn run(
         scrapes.abort();
     }
     stop_rmcp.cancel();
-    store.close().await;
     tracing::info!("stopped serving");
     Ok(())
 }
@@ -185,7 +193,7 @@ fn app(
     readiness: Readiness,
     stop: CancellationToken,
 ) -> Router {
-    let specs = server.specs.clone();
+    let specs = server.tools.served().clone();
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)

@@ -5,8 +5,8 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::Parser;
-use movie_reviews_mcp::cli::{Cli, LogFormat};
+use movie_reviews_mcp::cli::{self, LogFormat};
+use movie_reviews_mcp::tools;
 use tracing_subscriber::EnvFilter;
 
 /// A call allocates hundreds of small strings and maps (its result as JSON, twice), which
@@ -57,7 +57,10 @@ fn names_payload_target(directive: &str) -> bool {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // The one assembly of the server's tools: the help reads what they declare, and the
+    // command serves them.
+    let toolbox = tools::toolbox();
+    let cli = cli::parse(&toolbox.specs());
     let logs = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(log_filter());
@@ -89,7 +92,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let code = match runtime.block_on(movie_reviews_mcp::run(cli)) {
+    let code = match runtime.block_on(movie_reviews_mcp::run(cli, toolbox)) {
         Ok(code) => code,
         Err(error) => {
             eprintln!("movie-reviews-mcp: {error}");

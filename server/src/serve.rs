@@ -4,7 +4,6 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest,
@@ -14,11 +13,11 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use toolkit::{Selection, ToolSpecs, ToolboxError};
+use toolkit::ToolSpecs;
 
 use crate::metrics::{Outcome, metrics};
 use crate::store::Store;
-use crate::tools;
+use crate::tools::Tools;
 
 /// How long a client may reuse the tool list and the discovery result (MCP's `ttlMs`): an
 /// hour. Both are fixed while the server runs: its tools are chosen at start-up and it never
@@ -36,37 +35,23 @@ const LISTS_CACHE_SCOPE: CacheScope = CacheScope::Public;
 /// The `_meta` key under which a result names the server that gave it.
 const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
-/// What each tool lets a model do, in the words the server's instructions use.
-const ABILITIES: [(&str, &str); 6] = [
-    ("movies_search", "search movies (movies_search)"),
-    ("authors_search", "search authors (authors_search)"),
-    (
-        "movies_get",
-        "read a movie with all its reviews (movies_get)",
-    ),
-    ("reviews_list", "list reviews (reviews_list)"),
-    (
-        "reviews_write",
-        "write a review or change its stars (reviews_write)",
-    ),
-    ("reviews_delete", "delete a review (reviews_delete)"),
-];
-
-/// What the server tells a model about itself when it connects: only what the tools `served`
-/// let it do, so that a deployment serving fewer tools does not promise the others.
-fn instructions(served: impl Fn(&str) -> bool) -> String {
-    let abilities: Vec<&str> = ABILITIES
+/// What the server tells a model about itself when it connects: what the tools `served` let it
+/// do (each tool's declared ability and caution), so that a deployment serving fewer tools does
+/// not promise the others.
+fn instructions(served: &ToolSpecs) -> String {
+    let abilities: Vec<String> = served
         .iter()
-        .filter(|(tool, _)| served(tool))
-        .map(|(_, ability)| *ability)
+        .filter_map(|spec| Some(format!("{} ({})", spec.ability?, spec.name)))
         .collect();
+    let abilities: Vec<&str> = abilities.iter().map(String::as_str).collect();
     let mut text = format!(
         "Movie reviews: {}. Ids come from the search and list tools. Lists come a page at a \
          time: pass a page's nextOffset as offset to get the next.",
         prose_list(&abilities)
     );
-    if served("reviews_delete") {
-        text.push_str(" Deleting is permanent: confirm with the user first.");
+    for caution in served.iter().filter_map(|spec| spec.caution) {
+        text.push(' ');
+        text.push_str(caution);
     }
     text
 }
@@ -85,9 +70,8 @@ fn prose_list(phrases: &[&str]) -> String {
 #[derive(Clone)]
 pub struct MovieReviews {
     pub(crate) store: Store,
-    tools: Arc<ToolRouter<Store>>,
-    /// What the tools served declare: the HTTP layer reads their scopes.
-    pub(crate) specs: ToolSpecs,
+    /// The tools served; the HTTP layer reads the scopes they declare.
+    pub(crate) tools: Tools,
     instructions: Arc<str>,
     /// This server's name, title and version, as results carry it in `_meta`.
     identity: Arc<Value>,
@@ -99,24 +83,17 @@ fn implementation() -> Implementation {
 }
 
 impl MovieReviews {
-    /// A server over `store` with every tool.
-    pub fn new(store: Store) -> Result<MovieReviews, ToolboxError> {
-        MovieReviews::serving(store, &Selection::default())
-    }
-
-    /// A server over `store` with the tools `selection` chooses.
-    pub fn serving(store: Store, selection: &Selection) -> Result<MovieReviews, ToolboxError> {
-        let (router, specs) = tools::served(selection)?;
-        let instructions = instructions(|tool| router.has_route(tool));
+    /// A server serving `tools` over `store`.
+    pub fn new(store: Store, tools: Tools) -> MovieReviews {
+        let instructions = instructions(tools.served());
         // An `Implementation` is plain strings: it always serialises.
         let identity = serde_json::to_value(implementation()).unwrap_or_default();
-        Ok(MovieReviews {
+        MovieReviews {
             store,
-            tools: Arc::new(router),
-            specs,
+            tools,
             instructions: Arc::from(instructions),
             identity: Arc::new(identity),
-        })
+        }
     }
 
     /// `meta` with this server's identity added: MCP asks a server to name itself in every
@@ -141,7 +118,7 @@ impl ServerHandler for MovieReviews {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut result = ListToolsResult::with_all_items(self.tools.list_all())
+        let mut result = ListToolsResult::with_all_items(self.tools.router().list_all())
             .with_ttl_ms(LISTS_FRESH_FOR_MS)
             .with_cache_scope(LISTS_CACHE_SCOPE);
         self.identified(&mut result.meta);
@@ -159,7 +136,7 @@ impl ServerHandler for MovieReviews {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.get(name).cloned()
+        self.tools.router().get(name).cloned()
     }
 
     async fn call_tool(
@@ -171,6 +148,7 @@ impl ServerHandler for MovieReviews {
         let started = Instant::now();
         let mut answer = self
             .tools
+            .router()
             .call(ToolCallContext::new(&self.store, request, context))
             .await;
         if let Ok(CallToolResponse::Complete(result)) = &mut answer {
@@ -178,7 +156,7 @@ impl ServerHandler for MovieReviews {
         }
         // Only the tools served are counted: each name a client made up would be a new series.
         if let Ok(CallToolResponse::Complete(result)) = &answer
-            && self.tools.has_route(&tool)
+            && self.tools.router().has_route(&tool)
         {
             let seconds = started.elapsed().as_secs_f64();
             metrics().tool_call(&tool, outcome(result), seconds);
@@ -198,7 +176,7 @@ impl ServerHandler for MovieReviews {
             let message = format!("Method not found: {}", request.method);
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None));
         }
-        let mut result = toolkit::unreadable_call(&self.tools, request.params.as_ref())?;
+        let mut result = toolkit::unreadable_call(self.tools.router(), request.params.as_ref())?;
         self.identified(&mut result.meta);
         // A client on a version before 2026-07-28 knows no `resultType`: rmcp leaves it out of
         // the results it builds, but this one reaches rmcp as a custom result.
@@ -235,21 +213,29 @@ fn outcome(result: &CallToolResult) -> Outcome {
 
 #[cfg(test)]
 mod tests {
+    use toolkit::Selection;
+
     use super::*;
 
     #[test]
     fn the_instructions_name_only_the_tools_served() {
-        let every = instructions(|_| true);
+        let every = Tools::every().unwrap();
         assert_eq!(
-            every,
-            "Movie reviews: search movies (movies_search), search authors (authors_search), \
-             read a movie with all its reviews (movies_get), list reviews (reviews_list), write \
+            instructions(every.served()),
+            "Movie reviews: search movies (movies_search), read a movie with all its reviews \
+             (movies_get), search authors (authors_search), list reviews (reviews_list), write \
              a review or change its stars (reviews_write), and delete a review (reviews_delete). \
              Ids come from the search and list tools. Lists come a page at a time: pass a page's \
              nextOffset as offset to get the next. Deleting is permanent: confirm with the user \
              first."
         );
-        let reading = instructions(|tool| tool == "movies_search" || tool == "movies_get");
+        let names = vec!["movies_search".to_owned(), "movies_get".to_owned()];
+        let selection = Selection {
+            read_only: false,
+            names: Some(names),
+        };
+        let reading = Tools::assemble(crate::tools::toolbox(), &selection).unwrap();
+        let reading = instructions(reading.served());
         assert!(reading.starts_with(
             "Movie reviews: search movies (movies_search) and read a movie with all its reviews \
              (movies_get). "

@@ -35,8 +35,9 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::error::Error;
 use crate::jsonrpc::{self, Read};
-use crate::{Error, MovieReviews};
+use crate::serve::MovieReviews;
 use in_flight::{Answered, InFlight, NotStarted};
 use lines::{Line, read_line};
 
@@ -62,8 +63,8 @@ const PENDING_ANSWERS: usize = 64;
 
 /// Serves MCP with `server` on `input` and `output` (stdin and stdout, from
 /// [`standard_streams`]) until the client closes its input or `shutdown` completes (a signal):
-/// calls already read are answered, then the database is closed, which checkpoints its
-/// write-ahead log.
+/// calls already read are answered, and their answers written, before it returns. The store
+/// stays open: whoever opened it closes it.
 pub async fn run<R, W>(
     server: MovieReviews,
     input: R,
@@ -74,11 +75,8 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let store = server.store.clone();
     let (transport, flushed) = connect(input, output, shutdown);
-    let served = serve(server, transport, flushed).await;
-    store.close().await;
-    served
+    serve(server, transport, flushed).await
 }
 
 /// Serves `server` on `transport` until rmcp stops, then waits until every answer is out.

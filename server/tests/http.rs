@@ -1082,23 +1082,27 @@ async fn hosts_and_origins_are_read_strictly() {
 }
 
 /// The HTTP server runs in-process as well as in its own process: bound, served with a server
-/// over a store, and stopped by its shutdown future, which closes the store.
+/// over a store, and stopped by its shutdown future; the store, opened here, is closed here.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_http_server_runs_in_process_until_its_shutdown_completes() {
     use clap::Parser;
     use movie_reviews_mcp::cli::Cli;
     use movie_reviews_mcp::store::Database;
+    use movie_reviews_mcp::tools::Tools;
     use movie_reviews_mcp::{MovieReviews, http, open_or_create};
 
     let dir = TempDir::new("http-in-process");
     let cli = Cli::parse_from(["movie-reviews-mcp", "--http", "127.0.0.1:0"]);
     let address = cli.http.expect("an address");
-    let bound = http::bind(address, cli.http_options).await.expect("bind");
+    let tools = Tools::every().expect("the tools");
+    let bound = http::bind(address, cli.http_options, tools.declared())
+        .await
+        .expect("bind");
     let origin = format!("http://{}", bound.local_addr().expect("an address"));
     let store = open_or_create(&Database::Sqlite(dir.path().join("reviews.db")))
         .await
         .expect("a store");
-    let server = MovieReviews::new(store).expect("the tools");
+    let server = MovieReviews::new(store.clone(), tools);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let serving = tokio::spawn(http::run(bound, server, async {
         let _ = stopped.await;
@@ -1130,6 +1134,7 @@ async fn the_http_server_runs_in_process_until_its_shutdown_completes() {
         .await
         .expect("the server stops after its shutdown");
     assert!(served.expect("the serving task").is_ok());
+    store.close().await;
 }
 
 #[test]

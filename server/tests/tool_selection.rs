@@ -10,14 +10,12 @@ mod common;
 
 use serde_json::{Value, json};
 
-use common::{HttpServer, Server, TempDir, command, mint, run};
+use common::{HttpServer, Server, TempDir, command, mint, run, tool_names, tool_names_where};
 
-const READ_ONLY_TOOLS: [&str; 4] = [
-    "authors_search",
-    "movies_get",
-    "movies_search",
-    "reviews_list",
-];
+/// The tools declared read-only, in name order.
+fn read_only_tools() -> Vec<&'static str> {
+    tool_names_where(|spec| spec.hints.read_only)
+}
 
 /// The names `tools` lists with `args`, sorted.
 fn listed_with(args: &[&str], environment: &[(&str, &str)]) -> Vec<String> {
@@ -45,7 +43,7 @@ fn names(tools: &Value) -> Vec<String> {
 
 #[test]
 fn read_only_and_named_selections_list_only_their_tools() {
-    assert_eq!(listed_with(&["--read-only"], &[]), READ_ONLY_TOOLS);
+    assert_eq!(listed_with(&["--read-only"], &[]), read_only_tools());
     assert_eq!(
         listed_with(&["--tools", "reviews_write,movies_get"], &[]),
         ["movies_get", "reviews_write"]
@@ -58,7 +56,7 @@ fn read_only_and_named_selections_list_only_their_tools() {
         listed_with(&["--read-only", "--tools", "movies_get,reviews_list"], &[]),
         ["movies_get", "reviews_list"]
     );
-    assert_eq!(listed_with(&[], &[]).len(), 6, "every tool by default");
+    assert_eq!(listed_with(&[], &[]), tool_names(), "every tool by default");
 }
 
 #[test]
@@ -101,7 +99,7 @@ fn over_stdio_a_tool_left_out_is_neither_listed_nor_callable() {
         Server::spawn_with_args(&dir.path().join("reviews.db"), dir.path(), &["--read-only"]);
     server.initialize();
     let listed = server.result(2, "tools/list", json!({}));
-    assert_eq!(names(&listed["tools"]), READ_ONLY_TOOLS);
+    assert_eq!(names(&listed["tools"]), read_only_tools());
     let search = server.result(
         3,
         "tools/call",

@@ -10,6 +10,7 @@ use jsonschema::Validator;
 use movie_reviews_mcp::MovieReviews;
 use movie_reviews_mcp::demo::Size;
 use movie_reviews_mcp::store::{Database, NewAuthor, NewMovie, NewReview, Store};
+use movie_reviews_mcp::tools::Tools;
 use rmcp::RoleClient;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
@@ -135,7 +136,7 @@ impl Client {
 
     /// A server on `store`; `guard` keeps its database for as long as the client lives.
     pub async fn serving(store: Store, guard: Guard) -> Client {
-        let service = connect(MovieReviews::new(store).unwrap()).await;
+        let service = connect(MovieReviews::new(store, Tools::every().unwrap())).await;
         let output_schemas = output_schemas(&service).await;
         Client {
             service,

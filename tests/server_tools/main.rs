@@ -1,4 +1,4 @@
-//! The six tools end to end, as their contract states them, on every store backend: a real
+//! The tools end to end, as their contract states them, on every store backend: a real
 //! rmcp client talks to the server in-process over a pipe, and the server runs on a real, new
 //! database of the backend under test.
 //!

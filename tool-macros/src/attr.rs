@@ -100,6 +100,8 @@ pub struct ToolAttrs {
     pub idempotent: Slot<bool>,
     pub open_world: Slot<bool>,
     pub scope: Slot<LitStr>,
+    pub ability: Slot<LitStr>,
+    pub caution: Slot<LitStr>,
 }
 
 impl ToolAttrs {
@@ -115,6 +117,8 @@ impl ToolAttrs {
             IDEMPOTENT => self.idempotent.meant(),
             OPEN_WORLD => self.open_world.meant(),
             SCOPE => self.scope.meant(),
+            ABILITY => self.ability.meant(),
+            CAUTION => self.caution.meant(),
             _ => {}
         }
     }
@@ -233,6 +237,17 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
                     TOOL,
                     &mut out.scope,
                 )?,
+                // #[tool(ability = "search movies")]
+                ABILITY => fill(
+                    cx,
+                    &meta,
+                    key,
+                    "ability = \"search movies\"",
+                    TOOL,
+                    &mut out.ability,
+                )?,
+                // #[tool(caution = "Deleting is permanent: confirm with the user first.")]
+                CAUTION => fill(cx, &meta, key, "caution = \"…\"", TOOL, &mut out.caution)?,
                 _ => {
                     let mut unknown = Ctxt::default();
                     let meant = skip_unknown(&mut unknown, TOOL, TOOL_KEYS, TOOL_ALIASES, &meta)?;

@@ -131,6 +131,14 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
     }
 
     let scope = attrs.scope.get().map(|setting| check_scope(cx, setting));
+    let ability = attrs
+        .ability
+        .get()
+        .map(|setting| check_ability(cx, setting));
+    let caution = attrs
+        .caution
+        .get()
+        .map(|setting| check_caution(cx, setting));
     let args = check_args(cx, &input.fields);
     Model {
         ident: &original.ident,
@@ -139,6 +147,8 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
         description,
         hints,
         scope,
+        ability,
+        caution,
         output,
         args,
     }
@@ -159,6 +169,58 @@ fn check_tool_name(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
         );
     }
     name
+}
+
+/// What the tool lets a model do, as a phrase a server's instructions list among others:
+/// a few words without a full stop, like `search movies`.
+fn check_ability(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
+    let ability = setting.value.value();
+    let trimmed = ability.trim().trim_end_matches('.');
+    if trimmed.is_empty() {
+        cx.error_spanned_by(
+            &setting.value,
+            "an ability is what the tool lets a model do, in a few words, like \
+             `ability = \"search movies\"`; leave the key out if there is nothing to say",
+        );
+    } else if trimmed != ability {
+        cx.error_spanned_by(
+            &setting.value,
+            format!(
+                "an ability is a phrase that a server's instructions list among others: write \
+                 `ability = \"{trimmed}\"` (not {ability:?}), without spaces around it or a \
+                 full stop"
+            ),
+        );
+    }
+    ability
+}
+
+/// A warning for the model, as one or more full sentences: `Deleting is permanent.`
+fn check_caution(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
+    let caution = setting.value.value();
+    let trimmed = caution.trim();
+    if trimmed.is_empty() {
+        cx.error_spanned_by(
+            &setting.value,
+            "a caution is a sentence a server's instructions add while the tool is served, like \
+             `caution = \"Deleting is permanent: confirm with the user first.\"`; leave the \
+             key out if there is nothing to say",
+        );
+    } else if trimmed != caution || !trimmed.ends_with(['.', '!', '?']) {
+        let sentence = if trimmed.ends_with(['.', '!', '?']) {
+            trimmed.to_owned()
+        } else {
+            format!("{trimmed}.")
+        };
+        cx.error_spanned_by(
+            &setting.value,
+            format!(
+                "a caution is written as full sentences, which a server's instructions add to \
+                 their own: write `caution = {sentence:?}` (not {caution:?})"
+            ),
+        );
+    }
+    caution
 }
 
 /// An OAuth scope token (RFC 6749 §3.3): one or more printable ASCII characters other than the

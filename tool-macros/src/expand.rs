@@ -78,6 +78,8 @@ fn spec(model: &Model) -> TokenStream {
     );
     let args = model.args.iter().map(arg_spec);
     let scope = option(model.scope.as_ref().map(|scope| quote!(#scope)));
+    let ability = option(model.ability.as_ref().map(|text| quote!(#text)));
+    let caution = option(model.caution.as_ref().map(|text| quote!(#text)));
     quote! {
         ::toolkit::__private::ToolSpec {
             name: #name,
@@ -90,6 +92,8 @@ fn spec(model: &Model) -> TokenStream {
                 open_world: #open_world,
             },
             scope: #scope,
+            ability: #ability,
+            caution: #caution,
             args: &[#(#args),*],
         }
     }
@@ -252,6 +256,8 @@ fn fallback(input: &DeriveInput, model: Option<&Model>) -> TokenStream {
                         open_world: false,
                     },
                     scope: ::core::option::Option::None,
+                    ability: ::core::option::Option::None,
+                    caution: ::core::option::Option::None,
                     args: &[],
                 };
 

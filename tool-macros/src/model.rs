@@ -18,6 +18,10 @@ pub struct Model<'a> {
     pub hints: Hints,
     /// The OAuth scope a caller's token needs, when the tool declares one.
     pub scope: Option<String>,
+    /// What the tool lets a model do, as a server's instructions list it.
+    pub ability: Option<String>,
+    /// A sentence a server's instructions add while the tool is served.
+    pub caution: Option<String>,
     pub output: syn::Type,
     pub args: Vec<Arg<'a>>,
 }

@@ -14,6 +14,8 @@ pub const DESTRUCTIVE: &str = "destructive";
 pub const IDEMPOTENT: &str = "idempotent";
 pub const OPEN_WORLD: &str = "open_world";
 pub const SCOPE: &str = "scope";
+pub const ABILITY: &str = "ability";
+pub const CAUTION: &str = "caution";
 
 pub const TOOL_KEYS: &[&str] = &[
     NAME,
@@ -25,6 +27,8 @@ pub const TOOL_KEYS: &[&str] = &[
     IDEMPOTENT,
     OPEN_WORLD,
     SCOPE,
+    ABILITY,
+    CAUTION,
 ];
 
 /// What other libraries call a hint (MCP's own annotation names), suggested as the hint.

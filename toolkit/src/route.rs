@@ -298,6 +298,11 @@ impl ToolSpecs {
         self.specs.iter().copied().find(|spec| spec.name == name)
     }
 
+    /// Every spec, in the order the tools were added.
+    pub fn iter(&self) -> impl Iterator<Item = &'static ToolSpec> + '_ {
+        self.specs.iter().copied()
+    }
+
     /// Every scope some tool needs, each once, in the order the tools were added.
     pub fn scopes(&self) -> Vec<&'static str> {
         let mut scopes: Vec<&'static str> = Vec::new();

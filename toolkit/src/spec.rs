@@ -21,6 +21,12 @@ pub struct ToolSpec {
     /// The OAuth scope a caller's token must carry to call the tool, where the server checks
     /// tokens (`reviews.read`). `None`: any token the server accepts will do.
     pub scope: Option<&'static str>,
+    /// What the tool lets a model do, as a phrase that a server's instructions list among
+    /// others (`search movies`), so that they name only the tools served.
+    pub ability: Option<&'static str>,
+    /// A warning that a server's instructions add, in full sentences, while the tool is served
+    /// (`Deleting is permanent: confirm with the user first.`).
+    pub caution: Option<&'static str>,
     /// The arguments, in declaration order: the order of the schema and of violations.
     pub args: &'static [ArgSpec],
 }

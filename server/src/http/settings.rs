@@ -9,13 +9,12 @@ use reqwest::Url;
 
 use super::MCP_PATH;
 use super::connections::Limits;
-use crate::Error;
 use crate::auth::Auth;
 use crate::auth::jwt::{self, JwtVerifier};
 use crate::auth::tokens::StaticTokens;
 use crate::cli::HttpOptions;
-use crate::tools;
-use toolkit::Selection;
+use crate::error::Error;
+use toolkit::ToolSpecs;
 
 /// Host names a client on this machine uses; always allowed.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -48,15 +47,19 @@ enum KeySource {
 }
 
 impl Settings {
-    pub(super) fn read(address: SocketAddr, options: HttpOptions) -> Result<Settings, Error> {
+    pub(super) fn read(
+        address: SocketAddr,
+        options: HttpOptions,
+        declared: &ToolSpecs,
+    ) -> Result<Settings, Error> {
         let tokens = match (&options.tokens_file, &options.tokens) {
             (Some(path), _) => {
                 let text = std::fs::read_to_string(path).map_err(|error| {
                     format!("cannot read the tokens file {}: {error}", path.display())
                 })?;
-                Some(read_tokens(&text, &path.display().to_string())?)
+                Some(read_tokens(&text, &path.display().to_string(), declared)?)
             }
-            (None, Some(entries)) => Some(read_tokens(entries, "MOVIE_REVIEWS_TOKENS")?),
+            (None, Some(entries)) => Some(read_tokens(entries, "MOVIE_REVIEWS_TOKENS", declared)?),
             (None, None) => None,
         };
         if tokens.as_ref().is_some_and(StaticTokens::is_empty) {
@@ -117,7 +120,11 @@ impl Settings {
             .into());
         }
         if auth_on {
-            require_scopes(&tools::declared_scopes()?)?;
+            let scopes: Vec<(String, Option<&str>)> = declared
+                .iter()
+                .map(|spec| (spec.name.to_owned(), spec.scope))
+                .collect();
+            require_scopes(&scopes)?;
         } else {
             tracing::warn!("authentication is off: every caller can use every tool");
         }
@@ -210,11 +217,11 @@ impl Settings {
 }
 
 /// The static tokens in `text` (read from `source`), with a warning for each scope that no
-/// tool needs: most likely a typo, and a token with it alone could call nothing.
-fn read_tokens(text: &str, source: &str) -> Result<StaticTokens, Error> {
+/// tool `declared` needs: most likely a typo, and a token with it alone could call nothing.
+fn read_tokens(text: &str, source: &str, declared: &ToolSpecs) -> Result<StaticTokens, Error> {
     let tokens = StaticTokens::parse(text, source)?;
     // Every tool's, served here or not: a token may be meant for other replicas too.
-    let known = tools::specs(&Selection::default()).scopes();
+    let known = declared.scopes();
     for (line, scope) in tokens.unknown_scopes(&known) {
         tracing::warn!(
             "{source}, entry {line}: no tool needs the scope {scope:?}; the scopes are {}",

@@ -16,7 +16,8 @@ use crate::store::Store;
 /// review each author has written.
 #[derive(Debug, Tool)]
 #[tool(name = "authors_search", title = "Search authors", output = Page<Author>,
-       scope = "reviews.read", read_only, destructive = false, idempotent, open_world = false)]
+       scope = "reviews.read", read_only, destructive = false, idempotent, open_world = false,
+       ability = "search authors")]
 pub struct AuthorsSearch {
     /// Part of the first name, last name or "first last" to look for, in any case. Leave it
     /// out to browse every author.

@@ -1,5 +1,6 @@
-//! The six tools, one module each, and what they share: the entities their ids name (declared
-//! once, with the tools that list valid ids) and the one call that assembles them.
+//! The server's tools, one module each, and what they share: the one list of them
+//! ([`toolbox`]), assembled once per process ([`Tools`]), and the entities their ids name
+//! (declared once, with the tools that list valid ids).
 
 mod authors_search;
 mod movies_get;
@@ -9,6 +10,7 @@ mod reviews_list;
 mod reviews_write;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use toolkit::{Entity, Exists, Selection, ToolError, ToolSpecs, Toolbox, ToolboxError};
@@ -57,42 +59,8 @@ impl Exists<Review> for Store {
     }
 }
 
-/// The tools `selection` chooses, assembled once at start-up; every problem with the selection
-/// (a name no tool has, say) is in the error.
-pub fn router(selection: &Selection) -> Result<ToolRouter<Store>, ToolboxError> {
-    toolbox().select(selection).build()
-}
-
-/// What each tool `selection` chooses declares, by name: the HTTP layer reads a tool's scope
-/// here.
-pub fn specs(selection: &Selection) -> ToolSpecs {
-    toolbox().select(selection).specs()
-}
-
-/// The router and the specs of the tools `selection` chooses, from one assembly of them.
-pub fn served(selection: &Selection) -> Result<(ToolRouter<Store>, ToolSpecs), ToolboxError> {
-    let toolbox = toolbox().select(selection);
-    let specs = toolbox.specs();
-    Ok((toolbox.build()?, specs))
-}
-
-/// Each tool's name with the scope it declares (`None`: it declares none), in the toolbox's
-/// order. Over HTTP with authentication on, the server refuses to start while one has none.
-pub fn declared_scopes() -> Result<Vec<(String, Option<&'static str>)>, ToolboxError> {
-    let every = Selection::default();
-    let specs = specs(&every);
-    Ok(router(&every)?
-        .list_all()
-        .into_iter()
-        .map(|tool| {
-            let scope = specs.get(&tool.name).and_then(|spec| spec.scope);
-            (tool.name.into_owned(), scope)
-        })
-        .collect())
-}
-
-/// The one list of the server's tools.
-fn toolbox() -> Toolbox<Store> {
+/// The one list of the server's tools: a new tool is a module and a line here.
+pub fn toolbox() -> Toolbox<Store> {
     Toolbox::new()
         .tool::<MoviesSearch>()
         .tool::<MoviesGet>()
@@ -100,6 +68,51 @@ fn toolbox() -> Toolbox<Store> {
         .tool::<ReviewsList>()
         .tool::<ReviewsWrite>()
         .tool::<ReviewsDelete>()
+}
+
+/// The server's tools, assembled once per process and handed to each transport: the router of
+/// the tools served, what they declare, and what every tool declares, served or not (a token's
+/// scopes are checked against every tool's, since it may be meant for other replicas too).
+#[derive(Clone)]
+pub struct Tools {
+    router: Arc<ToolRouter<Store>>,
+    served: ToolSpecs,
+    declared: ToolSpecs,
+}
+
+impl Tools {
+    /// The tools of `toolbox` that `selection` chooses; every problem with the selection (a
+    /// name no tool has, say) is in the error.
+    pub fn assemble(toolbox: Toolbox<Store>, selection: &Selection) -> Result<Tools, ToolboxError> {
+        let declared = toolbox.specs();
+        let chosen = toolbox.select(selection);
+        let served = chosen.specs();
+        Ok(Tools {
+            router: Arc::new(chosen.build()?),
+            served,
+            declared,
+        })
+    }
+
+    /// Every tool of [`toolbox`].
+    pub fn every() -> Result<Tools, ToolboxError> {
+        Tools::assemble(toolbox(), &Selection::default())
+    }
+
+    /// The routes of the tools served.
+    pub fn router(&self) -> &ToolRouter<Store> {
+        &self.router
+    }
+
+    /// What the tools served declare, in the toolbox's order.
+    pub fn served(&self) -> &ToolSpecs {
+        &self.served
+    }
+
+    /// What every tool declares, served or not, in the toolbox's order.
+    pub fn declared(&self) -> &ToolSpecs {
+        &self.declared
+    }
 }
 
 /// Sorts reviews (already in review order) under the id each belongs to, keeping their order.
@@ -120,31 +133,22 @@ mod tests {
 
     #[test]
     fn reading_needs_reviews_read_and_changing_needs_reviews_write() {
-        let specs = specs(&Selection::default());
-        let scope = |tool: &str| specs.get(tool).and_then(|spec| spec.scope);
-        for tool in [
-            "movies_search",
-            "movies_get",
-            "authors_search",
-            "reviews_list",
-        ] {
-            assert_eq!(scope(tool), Some("reviews.read"), "{tool}");
+        let tools = Tools::every().unwrap();
+        for spec in tools.declared().iter() {
+            let needed = if spec.hints.read_only {
+                "reviews.read"
+            } else {
+                "reviews.write"
+            };
+            assert_eq!(spec.scope, Some(needed), "{}", spec.name);
         }
-        for tool in ["reviews_write", "reviews_delete"] {
-            assert_eq!(scope(tool), Some("reviews.write"), "{tool}");
-        }
-        assert_eq!(specs.scopes(), ["reviews.read", "reviews.write"]);
+        assert_eq!(tools.declared().scopes(), ["reviews.read", "reviews.write"]);
     }
 
     #[test]
-    fn every_tool_declares_a_scope() {
-        let declared = declared_scopes().unwrap();
-        assert_eq!(declared.len(), 6);
-        for (tool, scope) in declared {
-            assert!(
-                scope.is_some(),
-                "{tool} declares no scope: any valid token could call it over HTTP"
-            );
+    fn every_tool_says_what_it_lets_a_model_do() {
+        for spec in Tools::every().unwrap().declared().iter() {
+            assert!(spec.ability.is_some(), "{} declares no ability", spec.name);
         }
     }
 }

@@ -10,7 +10,8 @@ use crate::store::Store;
 /// author's name. Find movie ids with movies_search or reviews_list.
 #[derive(Debug, Tool)]
 #[tool(name = "movies_get", title = "Get movie", output = Movie,
-       scope = "reviews.read", read_only, destructive = false, idempotent, open_world = false)]
+       scope = "reviews.read", read_only, destructive = false, idempotent, open_world = false,
+       ability = "read a movie with all its reviews")]
 pub struct MoviesGet {
     /// The movie's id, from movies_search or reviews_list.
     #[arg(exists = Movie)]

@@ -16,7 +16,8 @@ use crate::store::Store;
 /// movie.
 #[derive(Debug, Tool)]
 #[tool(name = "movies_search", title = "Search movies", output = Page<Movie>,
-       scope = "reviews.read", read_only, destructive = false, idempotent, open_world = false)]
+       scope = "reviews.read", read_only, destructive = false, idempotent, open_world = false,
+       ability = "search movies")]
 pub struct MoviesSearch {
     /// Part of the title to look for, in any case. Leave it out to browse every movie.
     #[arg(max_chars = 100)]

@@ -11,7 +11,9 @@ use crate::store::Store;
 /// confirm. Returns the deleted review's id; deleting it again is Not Found.
 #[derive(Debug, Tool)]
 #[tool(name = "reviews_delete", title = "Delete review", output = Deleted,
-       scope = "reviews.write", read_only = false, destructive, idempotent, open_world = false)]
+       scope = "reviews.write", read_only = false, destructive, idempotent, open_world = false,
+       ability = "delete a review",
+       caution = "Deleting is permanent: confirm with the user first.")]
 pub struct ReviewsDelete {
     /// The review to delete, from reviews_list.
     #[arg(exists = Review)]

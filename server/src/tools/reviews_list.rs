@@ -15,7 +15,8 @@ use crate::store::{ReviewFilter, Store};
 /// author's id and name.
 #[derive(Debug, Tool)]
 #[tool(name = "reviews_list", title = "List reviews", output = Page<Review>,
-       scope = "reviews.read", read_only, destructive = false, idempotent, open_world = false)]
+       scope = "reviews.read", read_only, destructive = false, idempotent, open_world = false,
+       ability = "list reviews")]
 pub struct ReviewsList {
     /// Only reviews of this movie (an id from movies_search).
     #[arg(exists = Movie, ignored_with = review_id)]

@@ -14,7 +14,8 @@ use crate::store::{NewReview, Store};
 #[derive(Debug, Tool)]
 #[tool(name = "reviews_write", title = "Write review", output = Review,
        scope = "reviews.write", read_only = false, destructive, idempotent = false,
-       open_world = false)]
+       open_world = false,
+       ability = "write a review or change its stars")]
 pub struct ReviewsWrite {
     /// The rating, from 1 to 5.
     #[arg(min = 1, max = 5, message = "A star rating must be between 1 and 5.")]

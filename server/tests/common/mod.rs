@@ -35,15 +35,20 @@ pub const EXIT_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long one command may run before the test fails.
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The server's tools, in name order.
-pub const TOOLS: [&str; 6] = [
-    "authors_search",
-    "movies_get",
-    "movies_search",
-    "reviews_delete",
-    "reviews_list",
-    "reviews_write",
-];
+/// The names of the tools the server declares, in name order: what it must list when it
+/// serves every tool.
+pub fn tool_names() -> Vec<&'static str> {
+    tool_names_where(|_| true)
+}
+
+/// The names of the tools the server declares that `keep` keeps, in name order.
+pub fn tool_names_where(keep: impl Fn(&toolkit::ToolSpec) -> bool) -> Vec<&'static str> {
+    let tools = movie_reviews_mcp::tools::Tools::every().expect("the server's tools");
+    let declared = tools.declared().iter().filter(|spec| keep(spec));
+    let mut names: Vec<&str> = declared.map(|spec| spec.name).collect();
+    names.sort_unstable();
+    names
+}
 
 /// A fresh folder under the system temp dir, its name starting with the test's label, removed
 /// on drop.
