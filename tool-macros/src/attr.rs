@@ -538,32 +538,19 @@ fn skip_unknown(
     Ok(suggested)
 }
 
-/// The known key a misspelt one stands for: the same letters in another case or without
-/// underscores (`readOnly`, `maxchars`), a name other libraries give it (`max_length`), or a
-/// near miss (`titel`, `defualt`, `requird_unless`: one edit in a key of up to seven letters,
-/// two in a longer one).
+/// The known key a misspelt one stands for: a name other libraries give it (`max_length`,
+/// `read_only_hint`), in any case or spelling of separators, or the key `did_you_mean` finds
+/// (`readOnly`, `titel`, `requird_unless`), by the rule the toolkit also uses for arguments.
 fn suggest(
     written: &str,
     known: &[&'static str],
     aliases: &[(&str, &'static str)],
 ) -> Option<&'static str> {
-    let fold = |key: &str| key.replace('_', "").to_lowercase();
     let alias = aliases
         .iter()
-        .find(|(alias, _)| fold(alias) == fold(written))
+        .find(|(alias, _)| did_you_mean::same_name(alias, written))
         .map(|&(_, key)| key);
-    let near = || {
-        let allowed = |key: &str| if fold(key).chars().count() <= 7 { 1 } else { 2 };
-        known
-            .iter()
-            .copied()
-            .map(|key| (key, strsim::osa_distance(&fold(key), &fold(written))))
-            .filter(|&(key, distance)| distance <= allowed(key))
-            .min_by_key(|&(_, distance)| distance)
-            .map(|(key, _)| key)
-    };
     alias
         .filter(|key| known.contains(key))
-        .or_else(|| known.iter().copied().find(|key| fold(key) == fold(written)))
-        .or_else(near)
+        .or_else(|| did_you_mean::closest(written, known.iter().copied()))
 }

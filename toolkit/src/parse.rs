@@ -212,49 +212,9 @@ fn unknown_name_sentence(spec: &ToolSpec, name: &str) -> String {
     format!("Not an argument of this tool, which takes {names}.")
 }
 
-/// The declared name the caller probably meant: the same letters in another case or with
-/// `_`/`-` separators (`movie_id`, `includereviews`), or a near miss by one or two edits.
+/// The declared name the caller probably meant (`movie_id`, `includereviews`, `limt`).
 fn closest_name(spec: &ToolSpec, name: &str) -> Option<&'static str> {
-    closest(name, spec.args.iter().map(|arg| arg.name))
-}
-
-/// Of `candidates`, the one `name` was probably meant to be: the same letters in another case
-/// or with `_`/`-` separators, or a near miss by one or two edits.
-pub(crate) fn closest<'a>(
-    name: &str,
-    candidates: impl Iterator<Item = &'a str>,
-) -> Option<&'a str> {
-    let wanted = fold_name(name);
-    if wanted.len() > 64 {
-        return None;
-    }
-    candidates
-        // Insertions, deletions, substitutions and swaps of neighbours: `nmae` is one edit
-        // from `name`.
-        .map(|candidate| {
-            (
-                candidate,
-                strsim::osa_distance(&wanted, &fold_name(candidate)),
-            )
-        })
-        .filter(|&(candidate, distance)| distance <= allowed_edits(candidate))
-        .min_by_key(|&(_, distance)| distance)
-        .map(|(candidate, _)| candidate)
-}
-
-fn allowed_edits(candidate: &str) -> usize {
-    match candidate.chars().count() {
-        0..=3 => 0,
-        4..=7 => 1,
-        _ => 2,
-    }
-}
-
-fn fold_name(name: &str) -> String {
-    name.chars()
-        .filter(|c| !matches!(c, '_' | '-' | ' '))
-        .flat_map(char::to_lowercase)
-        .collect()
+    did_you_mean::closest(name, spec.args.iter().map(|arg| arg.name))
 }
 
 #[cfg(test)]
@@ -299,19 +259,6 @@ mod tests {
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(99_990), "99,990");
         assert_eq!(thousands(1_234_567), "1,234,567");
-    }
-
-    #[test]
-    fn the_name_meant_is_a_near_miss_or_the_same_letters() {
-        let names = ["query", "limit", "name", "includeReviews", "movieId"];
-        let meant = |name: &str| closest(name, names.iter().copied());
-        assert_eq!(meant("querry"), Some("query"));
-        assert_eq!(meant("limt"), Some("limit"));
-        assert_eq!(meant("nmae"), Some("name"));
-        assert_eq!(meant("include_reviews"), Some("includeReviews"));
-        assert_eq!(meant("MOVIE-ID"), Some("movieId"));
-        assert_eq!(meant("quxxy"), None);
-        assert_eq!(meant(""), None);
     }
 
     #[test]

@@ -4,7 +4,6 @@
 
 use crate::Toolbox;
 use crate::error::join_or;
-use crate::parse::closest;
 
 /// Which tools of a [`Toolbox`] to serve. The default serves every one.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -83,7 +82,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
 
 /// The problem of a name that no tool has, with the name meant when one is near.
 fn unknown_tool<'a>(name: &str, names: impl Iterator<Item = &'a str> + Clone) -> String {
-    match closest(name, names.clone()) {
+    match did_you_mean::closest(name, names.clone()) {
         Some(meant) => format!("no tool is named `{name}`: did you mean `{meant}`?"),
         None => {
             let names: Vec<&str> = names.collect();
