@@ -41,7 +41,6 @@ use std::time::{Duration, Instant};
 
 use jsonschema::Validator;
 use movie_reviews_mcp::MovieReviews;
-use movie_reviews_mcp::store::Database;
 use movie_reviews_mcp::tools::Tools;
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -51,6 +50,7 @@ use rmcp::RoleClient;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use serde_json::{Map, Value, json};
+use store::Database;
 use uuid::Uuid;
 use workspace_tests::{connect, output_schemas, postgres_cluster};
 

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use movie_reviews_mcp::store::{self, Database, NewReview, ReviewFilter, Store};
+use store::{self, Database, NewReview, ReviewFilter, Store};
 use uuid::Uuid;
 
 use crate::Error;

@@ -10,7 +10,7 @@
 //! present); the first bad one ends the run with a non-zero exit.
 //!
 //! A second, shorter pass sends the same kind of calls one at a time, and the same calls are
-//! then made in-process on `movie_reviews_mcp::store::Store` (the very store functions each tool
+//! then made in-process on `store::Store` (the very store functions each tool
 //! runs, existence checks included), so the table shows what the MCP layer adds per call:
 //! round trip at 1 in flight minus the store calls, at p50.
 //!
@@ -59,8 +59,8 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::{Parser, ValueEnum};
-use movie_reviews_mcp::store::{Database, Store};
 use serde_json::json;
+use store::{Database, Store};
 
 use client::{Connection, RunResult, discover, drain_stderr, ping_round_trip, pipelined};
 use in_process::{delete_reviews, has_counts, store_calls};

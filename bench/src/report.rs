@@ -5,8 +5,8 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use movie_reviews_mcp::store::Database;
 use movie_reviews_mcp::tools::ReviewsWrite;
+use store::Database;
 use toolkit::Tool;
 
 use crate::SizeName;

@@ -8,7 +8,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use toolkit::ToolSpecs;
 
 use crate::demo::{DEMO_SEED, Size};
-use crate::store::PostgresDatabase;
+use store::PostgresDatabase;
 
 /// The command line of this process, parsed, its help naming the scopes that the tools
 /// `declared` need and which tools need each; exits with clap's message on a mistake.

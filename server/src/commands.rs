@@ -13,9 +13,9 @@ use crate::cli::{Cli, Command};
 use crate::demo::{self, DEMO_SEED, Size};
 use crate::error::Error;
 use crate::serve::MovieReviews;
-use crate::store::{self, Database, Store, StoreError};
 use crate::tools::Tools;
 use crate::{auth, bundle, http, jsonrpc, progress, stdio};
+use store::{self, Database, Store, StoreError};
 use toolkit::{Selection, Toolbox};
 
 /// Runs the command the command line names, with the tools of `toolbox` (the server's one list

@@ -11,7 +11,7 @@
 
 use uuid::Uuid;
 
-use crate::store::{NewAuthor, NewMovie, NewReview};
+use store::{NewAuthor, NewMovie, NewReview};
 
 /// How big a data set to make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

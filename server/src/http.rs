@@ -49,10 +49,10 @@ use crate::cli::HttpOptions;
 use crate::error::Error;
 use crate::metrics::metrics;
 use crate::serve::MovieReviews;
-use crate::store::Store;
 use cors::Cors;
 use gate::{Gate, Refusals, guard};
 use settings::Settings;
+use store::Store;
 
 /// Where MCP is served.
 const MCP_PATH: &str = "/mcp";

@@ -9,7 +9,7 @@
 //! - [`serve`]: the rmcp `ServerHandler` ([`MovieReviews`]) the transports serve.
 //! - [`tools`]: one module per tool, and the one list of them.
 //! - [`model`]: what the tools return, as clients see it.
-//! - [`store`]: the store, the only code that knows SQL, and its backends.
+//! - the store is the crate `store`: the only code that knows SQL, and its backends.
 //! - [`jsonrpc`]: one JSON-RPC message as either transport reads it, before rmcp does.
 //! - [`demo`]: the deterministic demo data.
 
@@ -28,7 +28,6 @@ pub mod model;
 mod progress;
 pub mod serve;
 pub mod stdio;
-pub mod store;
 pub mod tools;
 
 pub use commands::{open_or_create, run, seed_database};

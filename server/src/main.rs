@@ -72,9 +72,9 @@ fn main() -> ExitCode {
         // Many clients at once: HTTP parsing and JSON use every core.
         tokio::runtime::Builder::new_multi_thread()
     } else {
-        // One client over stdio: reads call SQLite on this thread and long ones and writes run on
-        // other threads (see store/sqlite/readers.rs); what is left (JSON, the protocol) is cheaper
-        // than handing tasks between worker threads, which measured slower here.
+        // One client over stdio: reads call SQLite on this thread and long ones and writes run
+        // on other threads (see store/src/sqlite/readers.rs); what is left (JSON, the protocol)
+        // is cheaper than handing tasks between worker threads, which measured slower here.
         let mut builder = tokio::runtime::Builder::new_current_thread();
         // A call woken by another thread (a write once committed, a long read once done) goes
         // on first, instead of behind up to 30 tasks queued here (tokio's default): with 16

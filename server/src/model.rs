@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use uuid::Uuid;
 
-use crate::store::{AuthorRow, MovieRow, ReviewRow, Rows};
+use store::{AuthorRow, MovieRow, ReviewRow, Rows};
 
 /// One page of results.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]

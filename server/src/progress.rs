@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// A bar that follows a load's stages (see [`crate::store::Progress`]).
+/// A bar that follows a load's stages (see [`store::Progress`]).
 pub struct SeedProgress {
     bar: ProgressBar,
     stage: &'static str,

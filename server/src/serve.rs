@@ -16,8 +16,8 @@ use serde_json::Value;
 use toolkit::ToolSpecs;
 
 use crate::metrics::{Outcome, metrics};
-use crate::store::Store;
 use crate::tools::Tools;
+use store::Store;
 
 /// How long a client may reuse the tool list and the discovery result (MCP's `ttlMs`): an
 /// hour. Both are fixed while the server runs: its tools are chosen at start-up and it never

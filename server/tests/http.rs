@@ -1087,9 +1087,9 @@ async fn hosts_and_origins_are_read_strictly() {
 async fn the_http_server_runs_in_process_until_its_shutdown_completes() {
     use clap::Parser;
     use movie_reviews_mcp::cli::Cli;
-    use movie_reviews_mcp::store::Database;
     use movie_reviews_mcp::tools::Tools;
     use movie_reviews_mcp::{MovieReviews, http, open_or_create};
+    use store::Database;
 
     let dir = TempDir::new("http-in-process");
     let cli = Cli::parse_from(["movie-reviews-mcp", "--http", "127.0.0.1:0"]);

@@ -16,8 +16,8 @@ mod common;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use movie_reviews_mcp::store::{Database, Store};
 use sqlx::{Connection as _, PgConnection};
+use store::{Database, Store};
 
 use common::postgres_cluster::cluster;
 

@@ -22,7 +22,7 @@ use common::postgres_cluster::cluster;
 use common::{HttpServer, READ_TIMEOUT, TempDir, http_client, unexpected_reference};
 
 /// How long the server waits for a database connection before a call fails
-/// (`ACQUIRE_TIMEOUT` in server/src/store/postgres/mod.rs).
+/// (`ACQUIRE_TIMEOUT` in store/src/postgres/mod.rs).
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long a call may take to fail while the database is away: the connection timeout, and

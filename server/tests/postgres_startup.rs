@@ -24,7 +24,7 @@ use common::postgres_cluster::cluster;
 use common::{Run, TempDir, command, run};
 
 /// How long the server waits for a database connection before a call fails
-/// (`ACQUIRE_TIMEOUT` in server/src/store/postgres/mod.rs); a start-up against a database that
+/// (`ACQUIRE_TIMEOUT` in store/src/postgres/mod.rs); a start-up against a database that
 /// is away may take as long.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
 

@@ -11,7 +11,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use movie_reviews_mcp::store::{Database, NewReview, ReviewFilter, Store};
+use store::{Database, NewReview, ReviewFilter, Store};
 use uuid::Uuid;
 
 use common::TempDir;

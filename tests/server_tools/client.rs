@@ -9,12 +9,12 @@ use std::sync::Arc;
 use jsonschema::Validator;
 use movie_reviews_mcp::MovieReviews;
 use movie_reviews_mcp::demo::Size;
-use movie_reviews_mcp::store::{Database, NewAuthor, NewMovie, NewReview, Store};
 use movie_reviews_mcp::tools::Tools;
 use rmcp::RoleClient;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use serde_json::{Value, json};
+use store::{Database, NewAuthor, NewMovie, NewReview, Store};
 use uuid::Uuid;
 use workspace_tests::{connect, output_schemas, postgres_cluster};
 

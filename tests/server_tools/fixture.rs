@@ -1,8 +1,8 @@
 //! The hand-made catalogue most tests run on, small enough that every order, tie and average is
 //! known. Ids are chosen so that insertion order is not id order.
 
-use movie_reviews_mcp::store::{NewAuthor, NewMovie, NewReview};
 use serde_json::{Value, json};
+use store::{NewAuthor, NewMovie, NewReview};
 use uuid::Uuid;
 
 use crate::client::{Backend, Client};

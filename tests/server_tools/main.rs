@@ -9,7 +9,7 @@
 //!
 //! # A conformance suite
 //!
-//! Every backend keeps the invariants written on `Store` (server/src/store/mod.rs), so the
+//! Every backend keeps the invariants written on `Store` (store/src/lib.rs), so the
 //! tests are written once, against the tools: each is an `async fn(Backend)` that asks its
 //! `Backend` for a new database (`Backend::new_database`, or `Client::with`, `Client::demo`
 //! and `fixture::client`, which do). The `on_every_backend!` list at the bottom of each module

@@ -3,8 +3,8 @@
 //! on titles placed to make finding a page hard.
 
 use movie_reviews_mcp::demo::Size;
-use movie_reviews_mcp::store::{NewMovie, fold};
 use serde_json::{Value, json};
+use store::{NewMovie, fold};
 use uuid::Uuid;
 
 use crate::client::{Backend, Client, ids, seed_demo};
@@ -70,7 +70,7 @@ pub async fn search_finds_exactly_what_contains_the_term_on(client: &Client) {
             "^sil",
             "sil\0ent",
             // Common terms: many matches, so a page is found by walking the table in order
-            // rather than by sorting every match (see server/src/store/sqlite/search.rs).
+            // rather than by sorting every match (see store/src/sqlite/search.rs).
             "the",
             "ght",
             "in ",
@@ -109,7 +109,7 @@ pub async fn search_finds_exactly_what_contains_the_term_on(client: &Client) {
             }
         }
         // Some trigram-indexed term is common enough for its first page of 7 to be found by
-        // walking the table (see SORT_OVER_WALK in server/src/store/sqlite/search.rs), and rare terms
+        // walking the table (see SORT_OVER_WALK in store/src/sqlite/search.rs), and rare terms
         // are sorted: both ways are checked.
         assert!(
             5 * most_matches * most_matches > everything.len() * 7,
@@ -119,7 +119,7 @@ pub async fn search_finds_exactly_what_contains_the_term_on(client: &Client) {
 }
 
 /// A server may keep how many titles and names contain a term (the SQLite backend does, see
-/// server/src/store/sqlite/search.rs); when another process replaces the movies and authors, the
+/// store/src/sqlite/search.rs); when another process replaces the movies and authors, the
 /// same server must find the new ones, counted anew.
 async fn search_sees_titles_and_names_another_process_replaced(backend: Backend) {
     let size = Size {

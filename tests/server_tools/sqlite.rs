@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use movie_reviews_mcp::demo::Size;
-use movie_reviews_mcp::store::{Database, NewAuthor, NewMovie, Store, fold};
 use serde_json::{Value, json};
+use store::{Database, NewAuthor, NewMovie, Store, fold};
 use uuid::Uuid;
 
 use crate::client::{Backend, Client, new_sqlite_file, seed_demo};
@@ -382,7 +382,7 @@ async fn a_database_written_by_hand_reads_as_one_loaded_with_the_same_data() {
 /// `paging::search_finds_exactly_what_contains_the_term` once rows are added by hand. As loaded,
 /// the rows follow the search orders and pages come from the trigram index in rowid order; after
 /// rows are added by hand they do not, and pages are found by walking or sorting (see
-/// server/src/store/sqlite/search.rs).
+/// store/src/sqlite/search.rs).
 #[tokio::test]
 async fn search_finds_exactly_what_contains_the_term_after_rows_are_added_by_hand() {
     let (path, guard) = new_sqlite_file("demo.db");

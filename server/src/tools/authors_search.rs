@@ -4,7 +4,7 @@ use toolkit::{Run, Tool, ToolError};
 
 use super::group_reviews;
 use crate::model::{Author, Page};
-use crate::store::Store;
+use store::Store;
 
 /// Finds authors by first name, last name or full name, ignoring case, in last-name order.
 /// Leave the query empty to browse every author a page at a time.

@@ -24,7 +24,7 @@ pub use reviews_list::ReviewsList;
 pub use reviews_write::ReviewsWrite;
 
 use crate::model::{Author, Movie, Review};
-use crate::store::{ReviewRow, Store};
+use store::{ReviewRow, Store};
 
 impl Entity for Movie {
     const NAME: &'static str = "movie";

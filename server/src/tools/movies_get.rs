@@ -4,7 +4,7 @@ use toolkit::{Run, Tool, ToolError};
 use uuid::Uuid;
 
 use crate::model::{Movie, Review};
-use crate::store::Store;
+use store::Store;
 
 /// Gets one movie with its review count, average stars and every review, including each
 /// author's name. Find movie ids with movies_search or reviews_list.

@@ -4,7 +4,7 @@ use toolkit::{Run, Tool, ToolError};
 
 use super::group_reviews;
 use crate::model::{Movie, Page};
-use crate::store::Store;
+use store::Store;
 
 /// Finds movies whose title contains a search term, ignoring case, in title order. Leave the
 /// query empty to browse every movie a page at a time.

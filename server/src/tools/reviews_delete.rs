@@ -4,7 +4,7 @@ use toolkit::{Run, Tool, ToolError};
 use uuid::Uuid;
 
 use crate::model::{Deleted, Review};
-use crate::store::Store;
+use store::Store;
 
 /// Permanently deletes a review. This cannot be undone: before calling it, tell the user which
 /// review will be deleted (its movie, author and stars, from reviews_list) and ask them to

@@ -4,7 +4,7 @@ use toolkit::{Run, Tool, ToolError};
 use uuid::Uuid;
 
 use crate::model::{Author, Movie, Page, Review};
-use crate::store::{ReviewFilter, Store};
+use store::{ReviewFilter, Store};
 
 /// Lists reviews with their star rating and the title and author of each, in movie-title order.
 /// Filter by movie, by author, or both, or pass a reviewId to get one review.

@@ -4,7 +4,7 @@ use toolkit::{Run, Tool, ToolError, Violations};
 use uuid::Uuid;
 
 use crate::model::{Author, Movie, Review};
-use crate::store::{NewReview, Store};
+use store::{NewReview, Store};
 
 /// Creates a review of a movie by an author, or changes the stars of an existing review when
 /// reviewId is passed. A review's movie and author can't change.

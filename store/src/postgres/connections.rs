@@ -18,7 +18,7 @@ use sqlx::Connection as _;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
-use super::super::StoreError;
+use crate::StoreError;
 
 /// How long a connection may sit idle and still be lent without first checking, with a round
 /// trip, that the database still answers on it.

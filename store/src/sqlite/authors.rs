@@ -3,11 +3,13 @@
 use rusqlite::Row;
 use uuid::Uuid;
 
+use crate::columns::{AUTHOR_COLUMNS, AUTHOR_ORDER};
+
 use super::reviews::ReviewsOf;
 use super::{AuthorRow, ReviewRow, Rows, SqliteStore, StoreError, TableRow, search};
 
 impl TableRow for AuthorRow {
-    const COLUMNS: &'static str = "id, first_name, last_name, review_count, star_total";
+    const COLUMNS: &'static str = AUTHOR_COLUMNS;
 
     fn from_row(row: &Row<'_>) -> rusqlite::Result<AuthorRow> {
         Ok(AuthorRow {
@@ -24,11 +26,7 @@ impl TableRow for AuthorRow {
     }
 }
 
-/// Last-name order: last name, then first name (each ignoring case, then exact), then id (the
-/// `authors_by_name` index).
-const AUTHOR_ORDER: &str = "last_name_folded, last_name, first_name_folded, first_name, id";
-
-/// How [`search::search`] reads this table.
+/// How [`search::search`] reads this table: name order is the `authors_by_name` index.
 const SEARCHED: search::Searched = search::Searched {
     table: "authors",
     // "first last" as `full_name_folded` holds it (folding is letter by letter, so folding the

@@ -4,14 +4,12 @@
 use rusqlite::{Row, params};
 use uuid::Uuid;
 
+use crate::columns::REVIEW_COLUMNS;
+
 use super::{
     NewReview, ReviewFilter, ReviewRow, Rows, SqliteStore, StoreError, TableRow, page_sql,
     read_number, read_page, read_rows,
 };
-
-/// The columns of a [`ReviewRow`]: a review carries its movie's title and its author's names.
-const REVIEW_COLUMNS: &str =
-    "id, stars, movie_id, movie_title, author_id, author_first_name, author_last_name";
 
 impl TableRow for ReviewRow {
     const COLUMNS: &'static str = REVIEW_COLUMNS;

@@ -5,18 +5,8 @@ use sqlx::postgres::PgRow;
 use sqlx::{FromRow, Row};
 use uuid::Uuid;
 
-use super::super::{AuthorRow, MovieRow, ReviewRow};
 use super::search::PageRow;
-
-/// The columns a [`MovieRow`] is read from, in its fields' order.
-pub(super) const MOVIE_COLUMNS: &str = "id, title, review_count, star_total";
-
-/// The columns an [`AuthorRow`] is read from.
-pub(super) const AUTHOR_COLUMNS: &str = "id, first_name, last_name, review_count, star_total";
-
-/// The columns a [`ReviewRow`] is read from.
-pub(super) const REVIEW_COLUMNS: &str =
-    "id, stars, movie_id, movie_title, author_id, author_first_name, author_last_name";
+use crate::{AuthorRow, MovieRow, ReviewRow};
 
 impl PageRow for MovieRow {
     const WIDTH: usize = 4;

@@ -27,10 +27,11 @@ use sqlx::postgres::PgRow;
 use sqlx::{AssertSqlSafe, Row as _};
 use uuid::Uuid;
 
-use super::super::match_counts::{KeptCount, walk_window};
-use super::super::{ReviewRow, Rows};
-use super::rows::{REVIEW_COLUMNS, count_at, prefixed, review_at};
+use super::rows::{count_at, prefixed, review_at};
 use super::{PostgresStore, StoreError};
+use crate::columns::REVIEW_COLUMNS;
+use crate::match_counts::{KeptCount, walk_window};
+use crate::{ReviewRow, Rows};
 
 /// A table that can be searched.
 pub(super) struct Searched {

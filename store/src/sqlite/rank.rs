@@ -8,8 +8,8 @@ use std::collections::HashMap;
 
 use uuid::Uuid;
 
-use super::super::fold;
 use super::{NewAuthor, NewMovie, NewReview, StoreError};
+use crate::fold;
 
 /// How far apart a load puts the ranks of neighbouring titles and names, as the schema that
 /// ranks them does: room for at least 32 titles added by hand between two neighbours before the

@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 use sqlx::{Acquire as _, AssertSqlSafe, PgConnection};
 use uuid::Uuid;
 
-use super::super::{NewAuthor, NewMovie, NewReview, Progress, StoreError, fold};
+use crate::{NewAuthor, NewMovie, NewReview, Progress, StoreError, fold};
 
 /// The advisory lock a load holds, so that servers starting on one empty database at once fill
 /// it once: the others find it full when they get the lock.

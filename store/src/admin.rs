@@ -6,9 +6,9 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::postgres::{PostgresDatabase, PostgresStore};
-use super::sqlite::SqliteStore;
-use super::{Backend, NewAuthor, NewMovie, NewReview, Store, StoreError, on_backend};
+use crate::postgres::{PostgresDatabase, PostgresStore};
+use crate::sqlite::SqliteStore;
+use crate::{Backend, NewAuthor, NewMovie, NewReview, Store, StoreError, on_backend};
 
 /// What a load is doing, for a progress bar: `done` of `total` rows of `stage` (a name the
 /// backend gives), or (`total` 0) a stage whose progress cannot be counted.

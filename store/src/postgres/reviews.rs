@@ -5,11 +5,12 @@
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 
-use super::super::{NewReview, ReviewFilter, ReviewRow, Rows};
 use super::movies::OF_MOVIE_ORDER;
-use super::rows::{REVIEW_COLUMNS, optional_count_at, prefixed, review_at};
+use super::rows::{optional_count_at, prefixed, review_at};
 use super::search::REVIEW_ORDER;
 use super::{PostgresStore, StoreError};
+use crate::columns::REVIEW_COLUMNS;
+use crate::{NewReview, ReviewFilter, ReviewRow, Rows};
 
 /// An author's reviews in review order: they share the author's names, so the movie's title and
 /// the id remain (the `reviews_of_author` index).

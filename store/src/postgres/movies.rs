@@ -3,11 +3,12 @@
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 
-use super::super::{MovieRow, ReviewRow, Rows};
-use super::rows::{MOVIE_COLUMNS, REVIEW_COLUMNS, prefixed, review_at};
+use super::rows::{prefixed, review_at};
 use super::search::PageRow as _;
 use super::search::Searched;
 use super::{PostgresStore, StoreError};
+use crate::columns::{MOVIE_COLUMNS, MOVIE_ORDER, REVIEW_COLUMNS};
+use crate::{MovieRow, ReviewRow, Rows};
 
 /// How [`PostgresStore::search_with_reviews`] reads this table: title order is the
 /// `movies_in_order` index.
@@ -15,7 +16,7 @@ const SEARCHED: Searched = Searched {
     table: "movies",
     columns: MOVIE_COLUMNS,
     text: "title_folded",
-    order: "title_folded, title, id",
+    order: MOVIE_ORDER,
     reviews_by: "movie_id",
 };
 

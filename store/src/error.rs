@@ -90,8 +90,10 @@ impl std::error::Error for Explained {
     }
 }
 
-/// sqlx's errors, from either backend: a migration another version applied is an unknown
-/// schema, a file SQLite finds damaged is unreadable, and the rest are failures.
+/// sqlx's errors: a migration another version applied is an unknown schema, and the rest are
+/// failures. These reach the store from the PostgreSQL backend, which talks to its database
+/// through sqlx; the SQLite backend, which uses sqlx only to migrate, sorts its own
+/// (`sqlite/error.rs`), since only SQLite can tell a damaged file.
 impl From<sqlx::Error> for StoreError {
     fn from(error: sqlx::Error) -> StoreError {
         if let sqlx::Error::Migrate(migrate) = &error
@@ -101,9 +103,6 @@ impl From<sqlx::Error> for StoreError {
             )
         {
             return StoreError::UnknownSchema(Box::new(error));
-        }
-        if super::sqlite::is_damaged(&error) {
-            return StoreError::Unreadable(Box::new(error));
         }
         StoreError::Failed(Box::new(error))
     }

@@ -36,8 +36,6 @@ use file::FileId;
 use readers::Readers;
 use writer::Writer;
 
-pub(super) use error::is_damaged;
-
 /// How long a statement waits for another connection's write lock (another server process on
 /// the same file, say) before giving up with "database is locked".
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -237,9 +235,9 @@ async fn migrate(options: &SqliteConnectOptions) -> Result<(), StoreError> {
                 let migrated = migrator.run(&mut connection).await;
                 // Closed either way; a failure to close after migrating changes nothing saved.
                 let _ = connection.close().await;
-                migrated.map_err(StoreError::from)
+                migrated.map_err(|error| error::from_sqlx(error.into()))
             }
-            Err(error) => Err(StoreError::from(error)),
+            Err(error) => Err(error::from_sqlx(error)),
         };
         match migrated {
             Ok(()) => return Ok(()),

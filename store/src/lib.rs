@@ -2,10 +2,14 @@
 //! data. [`Store`] offers one method per question the tools ask, in plain row types
 //! ([`rows`]), and keeps the invariants written on it; `admin` opens, loads and closes it. Each
 //! backend lives in a module of its own and answers the same questions: `sqlite`, a database
-//! file (the default), and `postgres`, a database server that many servers share. Nothing here
-//! sees JSON or MCP types.
+//! file (the default), and `postgres`, a database server that many servers share.
+//!
+//! **Boundary.** This crate depends on no JSON, MCP or framework crate, so the compiler keeps SQL
+//! and rows on this side and JSON and MCP on the server's. Its public API is [`Store`], the row
+//! types, [`Database`] and [`StoreError`]; what a backend is made of is private to it.
 
 mod admin;
+mod columns;
 mod error;
 mod folding;
 mod match_counts;

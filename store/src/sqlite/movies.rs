@@ -3,11 +3,13 @@
 use rusqlite::Row;
 use uuid::Uuid;
 
+use crate::columns::{MOVIE_COLUMNS, MOVIE_ORDER};
+
 use super::reviews::{OF_MOVIE, REVIEW_ORDER, ReviewsOf};
 use super::{MovieRow, ReviewRow, Rows, SqliteStore, StoreError, TableRow, read_rows, search};
 
 impl TableRow for MovieRow {
-    const COLUMNS: &'static str = "id, title, review_count, star_total";
+    const COLUMNS: &'static str = MOVIE_COLUMNS;
 
     fn from_row(row: &Row<'_>) -> rusqlite::Result<MovieRow> {
         Ok(MovieRow {
@@ -23,10 +25,7 @@ impl TableRow for MovieRow {
     }
 }
 
-/// Title order: ignoring case, then exact, then id (the `movies_by_title` index).
-const MOVIE_ORDER: &str = "title_folded, title, id";
-
-/// How [`search::search`] reads this table.
+/// How [`search::search`] reads this table: title order is the `movies_by_title` index.
 const SEARCHED: search::Searched = search::Searched {
     table: "movies",
     text: "title_folded",

@@ -2,10 +2,10 @@
 
 use uuid::Uuid;
 
-use super::super::{AuthorRow, ReviewRow, Rows};
-use super::rows::AUTHOR_COLUMNS;
 use super::search::Searched;
 use super::{PostgresStore, StoreError};
+use crate::columns::{AUTHOR_COLUMNS, AUTHOR_ORDER};
+use crate::{AuthorRow, ReviewRow, Rows};
 
 /// How [`PostgresStore::search_with_reviews`] reads this table: name order is the
 /// `authors_in_order` index, and "first last" (`name_folded`) holds a substring of either name.
@@ -13,7 +13,7 @@ const SEARCHED: Searched = Searched {
     table: "authors",
     columns: AUTHOR_COLUMNS,
     text: "name_folded",
-    order: "last_name_folded, last_name, first_name_folded, first_name, id",
+    order: AUTHOR_ORDER,
     reviews_by: "author_id",
 };
 

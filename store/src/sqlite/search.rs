@@ -28,11 +28,11 @@ use std::sync::Arc;
 use rusqlite::Connection;
 use uuid::Uuid;
 
-use super::super::match_counts::{KeptCount, MatchCounts, walk_window};
 use super::reviews::{ReviewsOf, reviews_of};
 use super::{
     ReviewRow, Rows, SqliteStore, StoreError, TableRow, page_sql, read_number, read_page, read_rows,
 };
+use crate::match_counts::{KeptCount, MatchCounts, walk_window};
 
 /// A table that can be searched.
 pub(super) struct Searched {

@@ -6,7 +6,17 @@ use std::path::{Path, PathBuf};
 use sqlx::error::DatabaseError as _;
 use sqlx::sqlite::SqliteError;
 
-use super::super::error::{Explained, StoreError};
+use crate::error::{Explained, StoreError};
+
+/// An error of sqlx's SQLite driver (opening a connection, migrating): a damaged file is
+/// unreadable, and the rest is sorted as every sqlx error is.
+pub(super) fn from_sqlx(error: sqlx::Error) -> StoreError {
+    if is_damaged(&error) {
+        StoreError::Unreadable(Box::new(error))
+    } else {
+        StoreError::from(error)
+    }
+}
 
 impl From<rusqlite::Error> for StoreError {
     fn from(error: rusqlite::Error) -> StoreError {
@@ -24,7 +34,7 @@ const DAMAGED: [i32; 2] = [11, 26];
 
 /// Whether `error`, or an error it was caused by, is SQLite finding the file damaged or not a
 /// database.
-pub(in crate::store) fn is_damaged(error: &(dyn std::error::Error + 'static)) -> bool {
+fn is_damaged(error: &(dyn std::error::Error + 'static)) -> bool {
     let mut next = Some(error);
     while let Some(cause) = next {
         let code = if let Some(cause) = cause.downcast_ref::<sqlx::Error>() {

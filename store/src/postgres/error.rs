@@ -1,7 +1,7 @@
 //! What an operator reads when the PostgreSQL database cannot be reached, or has another
 //! version's schema, as the store opens.
 
-use super::super::error::{Explained, StoreError};
+use crate::error::{Explained, StoreError};
 
 /// A database that could not be reached at start-up: its host and name, and sqlx's reason.
 pub(super) fn unreachable(shown: &str, cause: sqlx::Error) -> StoreError {
