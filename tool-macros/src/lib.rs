@@ -3,7 +3,8 @@
 //! The derive runs in four stages, one module each, with a typed hand-off between them:
 //! [`ast`] reads the struct and its attributes ([`attr`]) into a raw model, [`check`] turns that
 //! into a checked [`model`] (reporting every mistake at once through [`ctxt`]), and [`expand`]
-//! writes the code. Each rule on an argument's value is a module of [`rule`]. Users read the vocabulary in `toolkit`'s crate docs.
+//! writes the code. Each rule on an argument's value is a module of [`rule`]. Users read the
+//! vocabulary in the framework guide, `docs/framework.md`.
 
 #![forbid(unsafe_code)]
 
@@ -20,7 +21,7 @@ mod symbol;
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
 
-/// Declares an MCP tool; see the `toolkit` crate for the attributes.
+/// Declares an MCP tool; the attributes are in the framework guide, `docs/framework.md`.
 #[proc_macro_derive(Tool, attributes(tool, arg))]
 pub fn derive_tool(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

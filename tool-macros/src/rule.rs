@@ -4,7 +4,8 @@
 //! `default` keeps it, and the spec entry it generates. Its runtime half (the check on each call
 //! and its schema keywords) is the module of the same name in `toolkit::rule`.
 //!
-//! A new rule is a module here, listed in [`RULES`], and its runtime type in `toolkit::rule`.
+//! A new rule is a module here, listed in [`RULES`], and its runtime type in `toolkit::rule`;
+//! the guide's "How it works" (`docs/framework.md`) lists the tests and docs that change with it.
 
 mod length;
 mod range;

@@ -2,17 +2,16 @@
 //!
 //! A tool is one struct: its doc comment is the description a model reads, `#[tool(...)]` says
 //! its name, title, output type and behaviour hints, and each field is an argument with its rules
-//! in `#[arg(...)]`. `#[derive(Tool)]` turns that one declaration into everything an MCP server
-//! needs — argument parsing that reports every broken rule at once, existence checks, the input
-//! and output JSON schemas, and the [`rmcp`] route — so the schema a client sees and the rules
-//! the server enforces cannot disagree.
-//!
-//! # A first tool
+//! in `#[arg(...)]`. [`derive@Tool`] turns that one declaration into everything an MCP server
+//! needs: argument parsing that reports every broken rule at once, existence checks, the input
+//! and output JSON schemas, and the [`rmcp`] route. The schema a client sees and the rules the
+//! server enforces are made from the same [`ToolSpec`], so they cannot disagree. [`Toolbox`]
+//! assembles a server's tools into one rmcp router.
 //!
 //! ```
 //! use toolkit::{Run, Tool, ToolError, Toolbox};
 //!
-//! /// What `greet` returns. An output type is `Serialize + JsonSchema`, and an object.
+//! /// What `greet` returns.
 //! #[derive(serde::Serialize, schemars::JsonSchema)]
 //! pub struct Greeting {
 //!     /// The greeting.
@@ -29,401 +28,35 @@
 //!     name: String,
 //! }
 //!
-//! /// The server state every tool runs against (a database pool, say).
-//! pub struct Server;
+//! /// The state every tool runs against (a database pool, say).
+//! pub struct State;
 //!
-//! impl Run<Server> for Greet {
-//!     async fn run(self, _server: &Server) -> Result<Greeting, ToolError> {
+//! impl Run<State> for Greet {
+//!     async fn run(self, _state: &State) -> Result<Greeting, ToolError> {
 //!         Ok(Greeting { text: format!("Hello, {}!", self.name) })
 //!     }
 //! }
 //!
-//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
-//! // Start-up assembles every tool into one rmcp router; a clash of names is an error here.
-//! let router = Toolbox::<Server>::new().tool::<Greet>().build().unwrap();
+//! let router = Toolbox::<State>::new().tool::<Greet>().build().unwrap();
 //! assert_eq!(router.list_all()[0].name, "greet");
 //!
-//! // What a call returns: compact JSON text plus the same value as structuredContent.
-//! let arguments = serde_json::json!({ "name": "Ada" });
-//! let result = toolkit::call::<Server, Greet>(&Server, arguments.as_object()).await;
-//! assert_eq!(result.content[0].as_text().unwrap().text, r#"{"text":"Hello, Ada!"}"#);
-//! assert_eq!(result.structured_content, Some(serde_json::json!({ "text": "Hello, Ada!" })));
+//! tokio::runtime::Runtime::new().unwrap().block_on(async {
+//!     let arguments = serde_json::json!({ "name": "Ada" });
+//!     let result = toolkit::call::<State, Greet>(&State, arguments.as_object()).await;
+//!     assert_eq!(result.content[0].as_text().unwrap().text, r#"{"text":"Hello, Ada!"}"#);
 //!
-//! // Every failure is an `isError` result with one text block the model can act on.
-//! let arguments = serde_json::json!({ "name": "", "nmae": "Ada" });
-//! let result = toolkit::call::<Server, Greet>(&Server, arguments.as_object()).await;
-//! assert_eq!(result.is_error, Some(true));
-//! assert_eq!(
-//!     result.content[0].as_text().unwrap().text,
-//!     "Validation Failed: Name: Must be between 1 and 40 characters long, not 0. \
-//!      nmae: Not an argument of this tool. Did you mean name? \
-//!      Correct the arguments and call the tool again."
-//! );
-//! # });
+//!     let arguments = serde_json::json!({ "name": "" });
+//!     let result = toolkit::call::<State, Greet>(&State, arguments.as_object()).await;
+//!     assert_eq!(
+//!         result.content[0].as_text().unwrap().text,
+//!         "Validation Failed: Name: Must be between 1 and 40 characters long, not 0. \
+//!          Correct the arguments and call the tool again."
+//!     );
+//! });
 //! ```
 //!
-//! To serve the router, implement rmcp's `ServerHandler` with `list_tools` returning
-//! `router.list_all()`, `get_tool` returning `router.get(name)`, and `call_tool` calling
-//! `router.call(ToolCallContext::new(self, request, context))`. A call for a tool that does not
-//! exist is then the JSON-RPC error -32602, as the MCP specification prescribes.
-//!
-//! # The tool: `#[tool(...)]`
-//!
-//! | key | meaning |
-//! |---|---|
-//! | `name = "…"` | the MCP name: 1 to 128 of `A-Z a-z 0-9 _ - .` |
-//! | `title = "…"` | the name a person sees |
-//! | `output = Type` | what a successful call returns |
-//! | `description = "…"` | the description, instead of the doc comment |
-//! | `read_only`, `destructive`, `idempotent`, `open_world` | the four MCP hints |
-//! | `scope = "…"` | the OAuth scope a caller's token needs, where the server checks tokens |
-//!
-//! Every hint must be stated: bare means `true`, or write `= true` or `= false`. A tool that
-//! does not say whether it is read-only, destructive, idempotent and open-world does not
-//! compile, and neither does a read-only tool that claims to be destructive. The doc comment is
-//! read as prose: the lines of a paragraph are joined by spaces, paragraphs are kept apart, and
-//! list items stay on lines of their own.
-//!
-//! ```
-//! use toolkit::{Hints, Tool};
-//! # #[derive(serde::Serialize, schemars::JsonSchema)] pub struct Deleted {}
-//!
-//! /// Only for readers of the Rust code.
-//! #[derive(Tool)]
-//! #[tool(name = "reviews_delete", title = "Delete review", output = Deleted,
-//!        description = "Permanently deletes a review. Confirm with the user first.",
-//!        read_only = false, destructive, idempotent, open_world = false)]
-//! pub struct ReviewsDelete {
-//!     review_id: toolkit::Uuid,
-//! }
-//!
-//! let spec = ReviewsDelete::SPEC;
-//! assert_eq!((spec.name, spec.title), ("reviews_delete", "Delete review"));
-//! assert_eq!(spec.description, "Permanently deletes a review. Confirm with the user first.");
-//! assert_eq!(
-//!     spec.hints,
-//!     Hints { read_only: false, destructive: true, idempotent: true, open_world: false }
-//! );
-//! ```
-//!
-//! ## Scopes: `scope`
-//!
-//! A server that checks bearer tokens (over HTTP, say) needs to know what each tool asks of a
-//! caller. `scope = "reviews.read"` says it in the declaration: the scope is carried in the
-//! tool's [`ToolSpec`], and [`Toolbox::specs`] looks it up by tool name, so the layer that reads
-//! the token can refuse a call before the tool runs. A scope is one OAuth scope token (printable
-//! ASCII, no spaces, `"` or `\`), checked at compile time. A tool without one needs only a token
-//! the server accepts. The scope is not part of `tools/list`; stdio, which has no tokens,
-//! ignores it.
-//!
-//! ```
-//! use toolkit::Tool;
-//! # #[derive(serde::Serialize, schemars::JsonSchema)] pub struct Out {}
-//!
-//! /// Lists reviews.
-//! #[derive(Tool)]
-//! #[tool(name = "reviews_list", title = "List reviews", output = Out, scope = "reviews.read",
-//!        read_only, destructive = false, idempotent, open_world = false)]
-//! pub struct ReviewsList {}
-//!
-//! assert_eq!(ReviewsList::SPEC.scope, Some("reviews.read"));
-//! ```
-//!
-//! The output schema comes from the output type's `JsonSchema`, made self-contained (no `$ref`,
-//! `$defs` or `$schema`) and never nullable: a property the server leaves out when absent
-//! (`#[serde(skip_serializing_if = "Option::is_none")]`) is simply not `required`.
-//!
-//! # Arguments: `#[arg(...)]`
-//!
-//! Each field is an argument of type `String`, `bool`, `i32`, `i64`, `u32`, `u64` or `Uuid`, or
-//! an `Option` of one of them. Its wire name is the field's name in camelCase (`include_reviews`
-//! is `includeReviews`), and a validation message names it with a capital first letter
-//! (`IncludeReviews`). Its doc comment is its description in the input schema.
-//!
-//! | key | meaning |
-//! |---|---|
-//! | `min = N`, `max = N` | integer bounds; either may be left out |
-//! | `min_chars = N`, `max_chars = N` | a string's length, counted in Unicode scalar values |
-//! | `default = literal` | the value when the argument is left out |
-//! | `message = "…"` | the sentence shown when one of this argument's rules breaks |
-//! | `exists = Entity` | the id must name an existing row |
-//! | `required_unless = field` | required only when `field` is not given |
-//! | `ignored_with = field` | validated, but ignored when `field` is given |
-//! | `rename = "…"` | another wire name |
-//!
-//! Mistakes in these attributes are compile errors on the offending token, all reported at
-//! once, each saying what to write instead: an unknown or duplicated key, bounds on a string or
-//! a length on an integer, `min` above `max`, a bound the type cannot hold, a default of the
-//! wrong type or outside the argument's own rules, `exists` on a field that is not a `Uuid`.
-//!
-//! ## Required, optional and defaults
-//!
-//! A plain field is required; an `Option` field may be left out; a field with a `default` takes
-//! it when left out. `null` counts as left out, and a call with no arguments object at all is
-//! treated as `{}`.
-//!
-//! ```
-//! use toolkit::Tool;
-//! # #[derive(serde::Serialize, schemars::JsonSchema)] pub struct Out {}
-//!
-//! /// Lists things.
-//! #[derive(Tool)]
-//! #[tool(name = "list", title = "List", output = Out,
-//!        read_only, destructive = false, idempotent, open_world = false)]
-//! pub struct List {
-//!     /// Only things whose name contains this.
-//!     query: Option<String>,
-//!     /// Also return each thing's parts.
-//!     #[arg(default = false)]
-//!     include_parts: bool,
-//!     /// Why you are asking.
-//!     reason: String,
-//! }
-//!
-//! let list: List = toolkit::parse(serde_json::json!({ "query": null, "reason": "x" }).as_object())
-//!     .unwrap_or_else(|error| panic!("{error}"));
-//! assert_eq!((list.query, list.include_parts), (None, false));
-//!
-//! let error = toolkit::parse::<List>(None).err().unwrap();
-//! assert_eq!(
-//!     error.to_string(),
-//!     "Validation Failed: Reason: This argument is required. \
-//!      Correct the arguments and call the tool again."
-//! );
-//! ```
-//!
-//! ## Integer bounds: `min`, `max`
-//!
-//! The type's own bounds always apply and are published as the schema's `minimum` and
-//! `maximum`, so an offset of 2^70 is a broken rule rather than an overflow. A number with no
-//! fractional part (`5.0`) is an integer; `5.5` is not.
-//!
-//! ```
-//! use toolkit::Tool;
-//! use toolkit::rule::Range;
-//! # #[derive(serde::Serialize, schemars::JsonSchema)] pub struct Out {}
-//!
-//! /// Pages through things.
-//! #[derive(Tool)]
-//! #[tool(name = "page", title = "Page", output = Out,
-//!        read_only, destructive = false, idempotent, open_world = false)]
-//! pub struct PageThrough {
-//!     #[arg(min = 0, default = 0)]
-//!     offset: u32,
-//!     #[arg(min = 1, max = 50, default = 10)]
-//!     limit: u32,
-//! }
-//!
-//! let offset = PageThrough::SPEC.args[0].rule::<Range>();
-//! assert_eq!(offset, Some(&Range { min: 0, max: u32::MAX.into() }));
-//! let page: PageThrough = toolkit::parse(serde_json::json!({ "limit": 5.0 }).as_object())
-//!     .unwrap_or_else(|error| panic!("{error}"));
-//! assert_eq!(page.limit, 5);
-//!
-//! let error = toolkit::parse::<PageThrough>(
-//!     serde_json::json!({ "offset": 1e30, "limit": 5.5 }).as_object(),
-//! );
-//! assert_eq!(
-//!     error.err().unwrap().to_string(),
-//!     "Validation Failed: Offset: Must be between 0 and 4294967295, not 1e+30. \
-//!      Limit: Must be an integer, not 5.5. Correct the arguments and call the tool again."
-//! );
-//! ```
-//!
-//! ## String lengths: `min_chars`, `max_chars`
-//!
-//! Lengths count Unicode scalar values, not bytes, and apply to the value as sent: `"é"` is one
-//! character. JSON Schema's `minLength` and `maxLength` count the same way.
-//!
-//! ```
-//! use toolkit::Tool;
-//! # #[derive(serde::Serialize, schemars::JsonSchema)] pub struct Out {}
-//!
-//! /// Searches titles.
-//! #[derive(Tool)]
-//! #[tool(name = "search", title = "Search", output = Out,
-//!        read_only, destructive = false, idempotent, open_world = false)]
-//! pub struct Search {
-//!     #[arg(max_chars = 100)]
-//!     query: Option<String>,
-//! }
-//!
-//! let accepted = serde_json::json!({ "query": "é".repeat(100) });
-//! assert!(toolkit::parse::<Search>(accepted.as_object()).is_ok());
-//! let refused = serde_json::json!({ "query": "é".repeat(101) });
-//! assert_eq!(
-//!     toolkit::parse::<Search>(refused.as_object()).err().unwrap().to_string(),
-//!     "Validation Failed: Query: Must be at most 100 characters long, not 101. \
-//!      Correct the arguments and call the tool again."
-//! );
-//! ```
-//!
-//! ## Custom messages: `message`
-//!
-//! `message` replaces the sentence for any broken rule declared on the argument (`min`, `max`,
-//! `min_chars`, `max_chars`, `required_unless`). It must end with a full stop, since it follows
-//! the argument's name in the one-line message.
-//!
-//! ```
-//! use toolkit::Tool;
-//! # #[derive(serde::Serialize, schemars::JsonSchema)] pub struct Out {}
-//!
-//! /// Rates a movie.
-//! #[derive(Tool)]
-//! #[tool(name = "rate", title = "Rate", output = Out,
-//!        read_only = false, destructive = false, idempotent, open_world = false)]
-//! pub struct Rate {
-//!     #[arg(min = 1, max = 5, message = "A star rating must be between 1 and 5.")]
-//!     stars: u32,
-//! }
-//!
-//! let error = toolkit::parse::<Rate>(serde_json::json!({ "stars": 6 }).as_object());
-//! assert_eq!(
-//!     error.err().unwrap().to_string(),
-//!     "Validation Failed: Stars: A star rating must be between 1 and 5. \
-//!      Correct the arguments and call the tool again."
-//! );
-//! ```
-//!
-//! ## Ids and existence: `exists`
-//!
-//! A `Uuid` argument is accepted only in the hyphenated 36-character form, in any case.
-//! `exists = Entity` checks, once every rule has passed, that the id names something: the
-//! entity declares once how it is named and which tools list its ids ([`Entity`]), and the
-//! server state says how to look it up ([`Exists`]). Ids are checked in argument order and the
-//! first miss is the answer. A tool whose state cannot check an entity it refers to does not
-//! compile.
-//!
-//! ```
-//! use toolkit::{Entity, Exists, Run, Tool, ToolError, Uuid};
-//! # #[derive(serde::Serialize, schemars::JsonSchema)] pub struct Out {}
-//!
-//! pub struct Movie;
-//!
-//! impl Entity for Movie {
-//!     const NAME: &'static str = "movie";
-//!     const LISTED_BY: &'static [&'static str] = &["movies_search", "reviews_list"];
-//! }
-//!
-//! /// Gets one movie.
-//! #[derive(Tool)]
-//! #[tool(name = "movies_get", title = "Get movie", output = Out,
-//!        read_only, destructive = false, idempotent, open_world = false)]
-//! pub struct MoviesGet {
-//!     #[arg(exists = Movie)]
-//!     movie_id: Uuid,
-//! }
-//!
-//! pub struct Server;
-//!
-//! impl Exists<Movie> for Server {
-//!     async fn exists(&self, id: Uuid) -> Result<bool, ToolError> {
-//!         Ok(id.is_nil()) // a real server asks its store
-//!     }
-//! }
-//!
-//! impl Run<Server> for MoviesGet {
-//!     async fn run(self, _server: &Server) -> Result<Out, ToolError> {
-//!         Ok(Out {})
-//!     }
-//! }
-//!
-//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
-//! let id = "3F2504E0-4F89-11D3-9A0C-0305E82C3301";
-//! let arguments = serde_json::json!({ "movieId": id });
-//! let result = toolkit::call::<Server, MoviesGet>(&Server, arguments.as_object()).await;
-//! assert_eq!(
-//!     result.content[0].as_text().unwrap().text,
-//!     "Not Found: No movie has the id 3f2504e0-4f89-11d3-9a0c-0305e82c3301. \
-//!      Call movies_search or reviews_list to find movie ids."
-//! );
-//! # });
-//! ```
-//!
-//! Looking every id up before `run` costs a call of `Exists` each, a round trip when the state
-//! is a database server. A tool whose `run` finds out by itself (its read finds no row, its
-//! write saves nothing) sets [`Run::CHECKS_EXISTENCE`] and returns [`ToolError::Missing`] on a
-//! miss; only then does the toolkit look the ids up, in argument order, to name the first miss.
-//! The answer is the same either way.
-//!
-//! ## Arguments that depend on another: `required_unless`, `ignored_with`
-//!
-//! `required_unless = field` makes an `Option` argument required only when `field` is not
-//! given (present and not `null`), as when a tool creates a thing unless an id to change is
-//! passed. `ignored_with = field` keeps validating an `Option` argument but, when `field` is
-//! given, neither checks its existence nor passes it to the tool.
-//!
-//! ```
-//! use toolkit::{Tool, Uuid};
-//! # #[derive(serde::Serialize, schemars::JsonSchema)] pub struct Out {}
-//!
-//! /// Creates a review, or changes one when reviewId is passed.
-//! #[derive(Tool)]
-//! #[tool(name = "reviews_write", title = "Write review", output = Out,
-//!        read_only = false, destructive, idempotent = false, open_world = false)]
-//! pub struct ReviewsWrite {
-//!     #[arg(required_unless = review_id, message = "Needed to create a review.")]
-//!     movie_id: Option<Uuid>,
-//!     #[arg(ignored_with = review_id)]
-//!     note: Option<String>,
-//!     review_id: Option<Uuid>,
-//! }
-//!
-//! let error = toolkit::parse::<ReviewsWrite>(serde_json::json!({}).as_object());
-//! assert_eq!(
-//!     error.err().unwrap().to_string(),
-//!     "Validation Failed: MovieId: Needed to create a review. \
-//!      Correct the arguments and call the tool again."
-//! );
-//! let id = Uuid::nil().to_string();
-//! let change = serde_json::json!({ "reviewId": id, "note": "ignored" });
-//! let write: ReviewsWrite = toolkit::parse(change.as_object()).unwrap_or_else(|e| panic!("{e}"));
-//! assert_eq!((write.movie_id, write.note), (None, None));
-//! ```
-//!
-//! ## Wire names: `rename`
-//!
-//! ```
-//! use toolkit::Tool;
-//! # #[derive(serde::Serialize, schemars::JsonSchema)] pub struct Out {}
-//!
-//! /// Searches.
-//! #[derive(Tool)]
-//! #[tool(name = "search", title = "Search", output = Out,
-//!        read_only, destructive = false, idempotent, open_world = false)]
-//! pub struct Search {
-//!     #[arg(rename = "q")]
-//!     query: String,
-//!     include_reviews: bool,
-//! }
-//!
-//! let names: Vec<_> = Search::SPEC.args.iter().map(|arg| arg.name).collect();
-//! assert_eq!(names, ["q", "includeReviews"]);
-//! ```
-//!
-//! # Errors
-//!
-//! Every failure is a tool result with `isError: true` and one text block; none is a protocol
-//! error. The texts:
-//!
-//! - `Validation Failed: ` then `Name: sentence.` for each broken rule in argument order, then
-//!   each undeclared name as sent (with "Did you mean movieId?" when one is close; past ten of
-//!   them, how many more: `99,990 more names: Not arguments of this tool.`), then
-//!   `Correct the arguments and call the tool again.`
-//! - `Not Found: No movie has the id …. Call movies_search or reviews_list to find movie ids.`
-//! - `Error: Something unexpected happened. Reference: 1a2b3c4d.` for anything else; the log
-//!   line (a `tracing` error event) carries the same reference and the cause, which never
-//!   reaches the client.
-//!
-//! A tool's own code returns [`ToolError`]: `?` turns any error into an unexpected one,
-//! [`ToolError::not_found`] reports a missing row, and [`ToolError::invalid`] a rule only the
-//! tool can check, in the same form as a declared one. A rule that needs the state but must
-//! be reported before any `Not Found` (a review's movie can't change, even to an id that names
-//! nothing) goes in [`Run::check`], which runs after the declared rules and before the
-//! existence checks.
-//!
-//! One call runs: parse and validate every argument → [`Run::check`] → every `exists` check, in
-//! argument order → [`Run::run`] → encode the result.
+//! The guide to every attribute, rule and error, and to assembling and serving tools, is
+//! `docs/framework.md` in the repository; its examples run as this crate's doctests.
 
 #![forbid(unsafe_code)]
 
@@ -452,7 +85,8 @@ pub use spec::{ArgSpec, DefaultValue, Hints, Kind, Presence, ToolSpec};
 pub use tool_macros::Tool;
 pub use uuid::Uuid;
 
-/// A declared tool: what `#[derive(Tool)]` implements. See the crate docs for the attributes.
+/// A declared tool: what `#[derive(Tool)]` implements. The attributes are in the framework
+/// guide, `docs/framework.md`.
 pub trait Tool: Sized + Send + 'static {
     /// What a successful call returns; its schema is the tool's output schema.
     type Output: serde::Serialize + schemars::JsonSchema;

@@ -4,7 +4,8 @@
 //! rule. Its compile-time half (the `#[arg(...)]` keys it reads, the types it applies to, and
 //! what the macro refuses) is the module of the same name in `tool-macros`.
 //!
-//! A new rule is a module here implementing [`Rule`], and one in the macro.
+//! A new rule is a module here implementing [`Rule`], and one in the macro; the guide's "How it
+//! works" (`docs/framework.md`) lists the tests and docs that change with it.
 
 mod length;
 mod range;
