@@ -1,14 +1,13 @@
-//! The tests' throwaway PostgreSQL server itself (`workspace_tests::postgres_cluster`): each
+//! The tests' throwaway PostgreSQL server itself (`test_support::postgres_cluster`): each
 //! database it makes is separate, and data survives a stop and a start. A test binary of its
 //! own, since stopping the server would break any other test running beside it.
 
-use workspace_tests::postgres_cluster::cluster;
+use test_support::postgres_cluster::cluster;
 
+#[cfg_attr(postgres_missing, ignore = "PostgreSQL is not installed")]
 #[test]
 fn databases_are_separate_and_survive_a_restart() {
-    let Some(cluster) = cluster() else {
-        return;
-    };
+    let cluster = cluster();
     let urls: Vec<String> = std::thread::scope(|scope| {
         let creating: Vec<_> = (0..8)
             .map(|_| scope.spawn(|| cluster.new_database()))

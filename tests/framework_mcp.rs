@@ -11,8 +11,8 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, ServiceError};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
+use test_support::in_process::connect;
 use toolkit::{Entity, Exists, Run, Tool, ToolError, Toolbox, Uuid};
-use workspace_tests::connect;
 
 const MOVIE: Uuid = Uuid::from_u128(0x3f2504e0_4f89_11d3_9a0c_0305e82c3301);
 

@@ -3,10 +3,6 @@
 //! itself, which runs from the bundle with nothing beside it. Where Node.js is installed, the
 //! official bundle tool (`@anthropic-ai/mcpb` from the npm registry) validates the manifest.
 
-// Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-mod common;
-
 use std::io::Read;
 use std::path::Path;
 use std::process::Command;
@@ -14,7 +10,7 @@ use std::process::Command;
 use serde_json::Value;
 use zip::ZipArchive;
 
-use common::{TempDir, command, run};
+use test_support::{TempDir, command, run};
 
 /// The version of the official bundle tool the manifest is checked with.
 const MCPB_CLI: &str = "@anthropic-ai/mcpb@2.1.2";
@@ -79,10 +75,7 @@ fn a_bundle_holds_a_valid_manifest_and_a_binary_that_runs_on_its_own() {
     let mut file = archive.by_name(&entry).unwrap();
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes).unwrap();
-    assert_eq!(
-        bytes,
-        std::fs::read(env!("CARGO_BIN_EXE_movie-reviews-mcp")).unwrap()
-    );
+    assert_eq!(bytes, std::fs::read(test_support::binary()).unwrap());
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

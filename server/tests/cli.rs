@@ -1,16 +1,12 @@
 //! Runs the built binary's commands (`seed`, `call`, `tools`) the way a user types them, and
 //! checks the build setting of its allocator.
 
-// Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-mod common;
-
 use std::path::Path;
 use std::process::ExitStatus;
 
 use serde_json::{Value, json};
 
-use common::{TempDir, command, run, tool_names};
+use test_support::{TempDir, command, run, tool_names};
 
 /// `seed --database DB --movies M --authors A --reviews R --seed S`, which must succeed.
 fn seed(dir: &Path, database: &Path, (movies, authors, reviews): (usize, usize, usize), seed: u64) {

@@ -19,10 +19,6 @@
 //!
 //! Keys are generated once per run; the JWKS URL is served by the test itself on loopback.
 
-// Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-mod common;
-
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -30,10 +26,10 @@ use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
-use common::jwt::{
+use test_support::jwt::{
     JwksServer, TestKey, hs256, jwks_document, keys, now, tamper, unsigned, write_jwks,
 };
-use common::{
+use test_support::{
     EXIT_TIMEOUT, HttpServer, TempDir, bearer, connect, http_client, http_command, mint,
     read_answer, run, text_of,
 };
@@ -52,7 +48,7 @@ async fn every_tool_answers_over_http_as_over_stdio() {
     std::fs::write(&tokens, format!("# the team\n{entry}\n")).unwrap();
     let server = HttpServer::start(dir.path(), &database, &["--tokens-file", path(&tokens)]);
     let client = server.client(Some(&token)).await;
-    let mut stdio = common::Server::spawn(&database, dir.path());
+    let mut stdio = test_support::Server::spawn(&database, dir.path());
     stdio.initialize();
     let mut next_id = 10;
     let mut both = |tool: &str, arguments: Value| {

@@ -1,16 +1,12 @@
 //! The HTTP server under an attack that holds sockets open: its own test binary, so that it
 //! runs alone and the latencies it checks are not those of a machine busy with other tests.
 
-// Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-mod common;
-
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use common::{HttpServer, TempDir, http_client, mint};
+use test_support::{HttpServer, TempDir, http_client, mint};
 
 /// How long the attack below lasts, and how many sockets it opens from each of its addresses.
 const ATTACK: Duration = Duration::from_secs(4);

@@ -5,15 +5,11 @@
 //! long after SIGTERM, `/readyz` answering 503, and then it stops. (PostgreSQL stopped and
 //! restarted under a server: `postgres_outage.rs`.)
 
-// Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-mod common;
-
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use common::{HttpServer, TempDir, http_client};
+use test_support::{HttpServer, TempDir, http_client};
 
 /// How long `--shutdown-delay` keeps the server serving in the test below.
 const DELAY: Duration = Duration::from_secs(2);

@@ -3,13 +3,9 @@
 //! done: tool calls by tool and outcome, their durations, HTTP answers by status, and
 //! authentication refusals by reason, with nothing left in flight.
 
-// Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-mod common;
-
 use serde_json::{Value, json};
 
-use common::{HttpServer, TempDir, http_client, mint};
+use test_support::{HttpServer, TempDir, http_client, mint};
 
 const NOBODY: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
 

@@ -1,5 +1,5 @@
 //! How the PostgreSQL store lends its connections, checked on the tests' throwaway PostgreSQL
-//! server (`tests/postgres_cluster.rs`), each on a store of a single connection:
+//! server (`test_support::postgres_cluster`), each on a store of a single connection:
 //!
 //! - a call dropped while its statement waits (a client that cancelled, a request that timed
 //!   out) gives its connection's slot back and leaves no half-read answer behind, so the next
@@ -7,11 +7,7 @@
 //! - a statement that runs past the statement timeout is cancelled and its call fails, rather
 //!   than holding the connection for as long as it runs, and the next call is served.
 //!
-//! It skips when PostgreSQL is not installed (the cluster module says so loudly).
-
-// Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-mod common;
+//! They are marked ignored where PostgreSQL is not installed (outside CI).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -19,7 +15,7 @@ use std::time::{Duration, Instant};
 use sqlx::{Connection as _, PgConnection};
 use store::{Database, Store};
 
-use common::postgres_cluster::cluster;
+use test_support::postgres_cluster::cluster;
 
 /// How long the first call may wait on the lock before it is dropped.
 const DROPPED_AFTER: Duration = Duration::from_millis(300);
@@ -28,11 +24,10 @@ const DROPPED_AFTER: Duration = Duration::from_millis(300);
 /// the next call wait that long, and fail.
 const ANSWERED_WITHIN: Duration = Duration::from_secs(5);
 
+#[cfg_attr(postgres_missing, ignore = "PostgreSQL is not installed")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_dropped_while_its_statement_waits_frees_its_connection_for_the_next() {
-    let Some(cluster) = cluster() else {
-        return;
-    };
+    let cluster = cluster();
     let url = cluster.new_database();
     let store = open(one_connection(&url)).await;
     let (first, _) = store.search_movies(None, 0, 2, false).await.unwrap();
@@ -65,11 +60,10 @@ async fn a_call_dropped_while_its_statement_waits_frees_its_connection_for_the_n
 /// long enough for any statement that is not held up.
 const STATEMENT_TIMEOUT: Duration = Duration::from_secs(1);
 
+#[cfg_attr(postgres_missing, ignore = "PostgreSQL is not installed")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_statement_past_the_timeout_is_cancelled_and_the_connection_serves_the_next_call() {
-    let Some(cluster) = cluster() else {
-        return;
-    };
+    let cluster = cluster();
     let url = cluster.new_database();
     let store = open(one_connection(&url).with_statement_timeout(STATEMENT_TIMEOUT)).await;
     let (first, _) = store.search_movies(None, 0, 1, false).await.unwrap();

@@ -1,5 +1,5 @@
 //! A server on PostgreSQL whose database goes away and comes back, checked against the built
-//! binary serving HTTP on the tests' throwaway PostgreSQL server (`tests/postgres_cluster.rs`):
+//! binary serving HTTP on the tests' throwaway PostgreSQL server (`test_support::postgres_cluster`):
 //! while the database is away, a read and a write each answer, within the server's connection
 //! timeout, with `Error: Something unexpected happened. Reference: …` (the cause logged under
 //! that reference), and the server stays up (`/healthz` 200) but says it is not ready
@@ -7,19 +7,15 @@
 //! answers 200, the failed write left nothing behind, and the server still exits 0.
 //!
 //! Stopping the cluster stops it for every test of the binary, so this file holds this test
-//! alone. It skips when PostgreSQL is not installed (the cluster module says so loudly).
-
-// Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-mod common;
+//! alone. It is marked ignored where PostgreSQL is not installed (outside CI).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use common::postgres_cluster::cluster;
-use common::{HttpServer, READ_TIMEOUT, TempDir, http_client, unexpected_reference};
+use test_support::postgres_cluster::cluster;
+use test_support::{HttpServer, READ_TIMEOUT, TempDir, http_client, unexpected_reference};
 
 /// How long the server waits for a database connection before a call fails
 /// (`ACQUIRE_TIMEOUT` in store/src/postgres/mod.rs).
@@ -35,11 +31,10 @@ const READY_ANSWERS_WITHIN: Duration = Duration::from_secs(5);
 /// How soon after the database is back calls must succeed again.
 const RECOVERY_TIMEOUT: Duration = Duration::from_secs(5);
 
+#[cfg_attr(postgres_missing, ignore = "PostgreSQL is not installed")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_database_going_away_fails_calls_with_a_reference_and_coming_back_heals_them() {
-    let Some(cluster) = cluster() else {
-        return;
-    };
+    let cluster = cluster();
     let dir = TempDir::new("postgres-outage");
     let url = cluster.new_database();
     let mut server = HttpServer::start(dir.path(), Path::new(&url), &[]);

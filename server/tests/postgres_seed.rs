@@ -1,17 +1,12 @@
 //! `seed` replacing a PostgreSQL database that servers are serving, checked with the built
-//! binary on the tests' throwaway PostgreSQL server (`tests/postgres_cluster.rs`): while two
+//! binary on the tests' throwaway PostgreSQL server (`test_support::postgres_cluster`): while two
 //! HTTP replicas take searches and writes, `seed` loads other data in one transaction. No call
 //! fails; every total a search answers is the old catalogue's or the new one's, never one of
 //! half a load; and once the seed is done, each replica answers what a server started
 //! afterwards answers, although both had searched the old catalogue (so they forgot what they
 //! kept about it).
 //!
-//! It skips when PostgreSQL is not installed (the cluster module says so loudly, and fails
-//! under CI).
-
-// Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-mod common;
+//! It is marked ignored where PostgreSQL is not installed (outside CI).
 
 use std::path::Path;
 use std::process::Command;
@@ -21,8 +16,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use common::postgres_cluster::cluster;
-use common::{BINARY, HttpServer, TempDir};
+use test_support::postgres_cluster::cluster;
+use test_support::{HttpServer, TempDir, binary};
 
 /// What `seed` loads instead of the demo set, big enough that the load takes a while.
 const NEW_MOVIES: u64 = 4000;
@@ -35,11 +30,10 @@ const TERMS: &[&str] = &["the", "night", "in ", "ros"];
 /// What was asked (tool and arguments) and the total it answered, for each search of a round.
 type Totals = Vec<(String, u64)>;
 
+#[cfg_attr(postgres_missing, ignore = "PostgreSQL is not installed")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn seed_under_serving_replicas_shows_the_old_data_or_the_new_and_fails_no_call() {
-    let Some(cluster) = cluster() else {
-        return;
-    };
+    let cluster = cluster();
     let dir = TempDir::new("postgres-seed");
     let url = cluster.new_database();
     let replicas: Arc<Vec<HttpServer>> = Arc::new(
@@ -83,7 +77,7 @@ async fn seed_under_serving_replicas_shows_the_old_data_or_the_new_and_fails_no_
     tokio::time::sleep(Duration::from_millis(300)).await;
     let seeded = url.clone();
     let seed = tokio::task::spawn_blocking(move || {
-        Command::new(BINARY)
+        Command::new(binary())
             .args(["seed", "--database", &seeded, "--seed", "7"])
             .args(["--movies", &NEW_MOVIES.to_string()])
             .args(["--authors", &NEW_AUTHORS.to_string()])

@@ -1,5 +1,5 @@
 //! Servers starting on a PostgreSQL database, checked against the built binary on the tests'
-//! throwaway PostgreSQL server (`tests/postgres_cluster.rs`):
+//! throwaway PostgreSQL server (`test_support::postgres_cluster`):
 //!
 //! - four replicas starting at once on a new, empty database all start; the migrations run
 //!   once, and the demo data goes in once, with the counts a SQLite database filled by the same
@@ -10,18 +10,14 @@
 //! The test that needs PostgreSQL skips when it is not installed (the cluster module says so
 //! loudly, and fails under CI).
 
-// Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-mod common;
-
 use std::ffi::OsStr;
 use std::path::Path;
 use std::sync::Barrier;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::postgres_cluster::cluster;
-use common::{Run, TempDir, command, run};
+use test_support::postgres_cluster::cluster;
+use test_support::{Run, TempDir, command, run};
 
 /// How long the server waits for a database connection before a call fails
 /// (`ACQUIRE_TIMEOUT` in store/src/postgres/mod.rs); a start-up against a database that
@@ -34,11 +30,10 @@ const REPLICAS_AT_START: usize = 4;
 /// Four replicas starting at the same moment on a new, empty database: each must start and
 /// answer, sqlx's advisory lock must let one of them migrate (one `_sqlx_migrations` row per
 /// migration file), and the load's advisory lock must let one of them fill the demo data.
+#[cfg_attr(postgres_missing, ignore = "PostgreSQL is not installed")]
 #[test]
 fn several_replicas_starting_at_once_on_a_new_database_migrate_and_fill_it_once() {
-    let Some(cluster) = cluster() else {
-        return;
-    };
+    let cluster = cluster();
     let dir = TempDir::new("replicas-start");
     let url = cluster.new_database();
     let barrier = Barrier::new(REPLICAS_AT_START);

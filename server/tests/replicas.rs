@@ -1,19 +1,14 @@
 //! Several servers (replicas) on one PostgreSQL database, checked against the built binary on
-//! the tests' throwaway PostgreSQL server (`tests/postgres_cluster.rs`): three replicas serving
+//! the tests' throwaway PostgreSQL server (`test_support::postgres_cluster`): three replicas serving
 //! HTTP take creates, star changes and deletes from concurrent clients, all on the same few
 //! movies, authors and reviews so that they contend on the counters; one replica is killed
 //! (SIGKILL) while calls to it are in flight; the other two never fail a call, both show every
 //! acknowledged write, and every touched movie's and author's review count and average agree
 //! with the reviews listed for it.
 //!
-//! It skips when PostgreSQL is not installed (the cluster module says so loudly, and fails
-//! under CI). Starting replicas together, and a database away at start-up, are checked in
+//! It is marked ignored where PostgreSQL is not installed (outside CI). Starting replicas together, and a database away at start-up, are checked in
 //! `postgres_startup.rs`; the database going away under a running server in
 //! `postgres_outage.rs`, since it stops the cluster, which every test of one binary shares.
-
-// Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-mod common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -23,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use common::postgres_cluster::cluster;
-use common::{HttpServer, READ_TIMEOUT, TempDir, http_client};
+use test_support::postgres_cluster::cluster;
+use test_support::{HttpServer, READ_TIMEOUT, TempDir, http_client};
 
 /// The contention test: replicas, client tasks, calls per client, and how many movies and
 /// authors every client writes reviews for.
@@ -46,11 +41,10 @@ const BURST: usize = 4;
 /// Three replicas over HTTP on one database, clients writing through all three at once, one
 /// replica killed mid-way: nothing acknowledged is lost, the counters stay right, and the
 /// surviving replicas never notice.
+#[cfg_attr(postgres_missing, ignore = "PostgreSQL is not installed")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_replicas_lose_no_acknowledged_write_when_one_is_killed_mid_call() {
-    let Some(cluster) = cluster() else {
-        return;
-    };
+    let cluster = cluster();
     let dir = TempDir::new("replicas-http");
     let url = cluster.new_database();
     // The first start fills the database; the others find it full.

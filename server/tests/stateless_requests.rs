@@ -5,15 +5,11 @@
 //! the server runs and the same for every caller), and names itself in the `_meta` of each of
 //! those results and of every tool call's.
 
-// Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-mod common;
-
 use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use common::{HttpServer, Server, TempDir, bearer, http_client, mint};
+use test_support::{HttpServer, Server, TempDir, bearer, http_client, mint};
 
 /// How long the tool list and the discovery result may be kept: an hour, in milliseconds.
 const FRESH_FOR_MS: u64 = 3_600_000;
@@ -79,15 +75,15 @@ fn check(answers: &HashMap<u64, Value>) {
     let tools = answers[&2]["result"]["tools"].as_array().expect("tools");
     assert_eq!(
         tools.len(),
-        common::tool_names().len(),
+        test_support::tool_names().len(),
         "every tool is listed"
     );
     assert_eq!(answers[&3]["result"]["isError"], false, "{}", answers[&3]);
     assert_eq!(answers[&4]["result"]["isError"], true, "{}", answers[&4]);
     assert_eq!(answers[&4]["result"]["resultType"], "complete");
     assert_eq!(
-        common::keys(&answers[&5]["result"]),
-        common::keys(&answers[&4]["result"]),
+        test_support::keys(&answers[&5]["result"]),
+        test_support::keys(&answers[&4]["result"]),
         "arguments that are not an object fail as any call does: {}",
         answers[&5]
     );

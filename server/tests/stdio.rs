@@ -1,13 +1,9 @@
 //! Runs the built binary as an MCP client application does: spawns it, speaks newline-delimited
 //! JSON-RPC on its stdin and stdout, and checks that stdout carries nothing but the protocol.
 
-// Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-mod common;
-
 use serde_json::{Value, json};
 
-use common::{EXIT_TIMEOUT, Server, TempDir, text_of, tool_names};
+use test_support::{EXIT_TIMEOUT, Server, TempDir, text_of, tool_names};
 
 /// A whole client session over stdio: initialize, list tools, call tools (a good call, a
 /// validation failure, an unknown tool), close stdin; the server exits 0 and stdout holds only
@@ -301,7 +297,7 @@ fn a_file_or_a_socket_serves_as_well_as_a_pipe() {
     // Requests from a file, answers to a pipe.
     let file = dir.path().join("requests.jsonl");
     std::fs::write(&file, &text).unwrap();
-    let mut child = common::command(dir.path())
+    let mut child = test_support::command(dir.path())
         .arg("--database")
         .arg(dir.path().join("file.db"))
         .stdin(std::fs::File::open(&file).unwrap())
@@ -320,7 +316,7 @@ fn a_file_or_a_socket_serves_as_well_as_a_pipe() {
 
     // Requests and answers over one socket.
     let (mut ours, theirs) = UnixStream::pair().unwrap();
-    let mut child = common::command(dir.path())
+    let mut child = test_support::command(dir.path())
         .arg("--database")
         .arg(dir.path().join("socket.db"))
         .stdin(std::os::fd::OwnedFd::from(theirs.try_clone().unwrap()))
@@ -328,7 +324,8 @@ fn a_file_or_a_socket_serves_as_well_as_a_pipe() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    ours.set_read_timeout(Some(common::READ_TIMEOUT)).unwrap();
+    ours.set_read_timeout(Some(test_support::READ_TIMEOUT))
+        .unwrap();
     ours.write_all(text.as_bytes()).unwrap();
     ours.shutdown(std::net::Shutdown::Write).unwrap();
     let answers = BufReader::new(ours)

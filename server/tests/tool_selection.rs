@@ -4,13 +4,9 @@
 //! changes data named with `--read-only`, stops the server at start-up with the name meant,
 //! before it touches the database.
 
-// Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-mod common;
-
 use serde_json::{Value, json};
 
-use common::{HttpServer, Server, TempDir, command, mint, run, tool_names, tool_names_where};
+use test_support::{HttpServer, Server, TempDir, command, mint, run, tool_names, tool_names_where};
 
 /// The tools declared read-only, in name order.
 fn read_only_tools() -> Vec<&'static str> {

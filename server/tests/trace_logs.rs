@@ -3,16 +3,12 @@
 //! or as the HTTP header, and a request id of its own when it sent none; `--log-format json`
 //! writes every line on stderr as one JSON object, the id in its `span`.
 
-// Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-mod common;
-
 use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use common::{BINARY, HttpServer, Server, TempDir};
+use test_support::{HttpServer, Server, TempDir, binary};
 
 const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const OTHER_TRACE: &str = "0af7651916cd43dd8448eb211c80319c";
@@ -24,7 +20,7 @@ fn traceparent(trace: &str) -> String {
 #[test]
 fn over_stdio_json_lines_carry_the_clients_trace_id_or_a_request_id() {
     let dir = TempDir::new("trace-stdio");
-    let mut command = Command::new(BINARY);
+    let mut command = Command::new(binary());
     command
         .arg("--database")
         .arg(dir.path().join("reviews.db"))
@@ -78,7 +74,7 @@ async fn over_http_the_header_names_the_trace_unless_meta_does() {
         (TRACE, None, TRACE),
         (TRACE, Some(OTHER_TRACE), OTHER_TRACE),
     ] {
-        let response = common::http_client()
+        let response = test_support::http_client()
             .post(server.url())
             .header("accept", "application/json, text/event-stream")
             .header("traceparent", traceparent(header))

@@ -15,8 +15,9 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use serde_json::{Value, json};
 use store::{Database, NewAuthor, NewMovie, NewReview, Store};
+use test_support::in_process::{connect, output_schemas};
+use test_support::postgres_cluster;
 use uuid::Uuid;
-use workspace_tests::{connect, output_schemas, postgres_cluster};
 
 /// A store backend the suite runs on. A new backend is one more variant here, with its arms in
 /// [`Backend::new_database`] and [`Backend::is_available`], and one more module in
@@ -30,15 +31,6 @@ pub enum Backend {
 }
 
 impl Backend {
-    /// Whether this backend can run here: PostgreSQL may not be installed, which
-    /// `postgres_cluster` reports loudly (and fails under CI).
-    pub fn is_available(self) -> bool {
-        match self {
-            Backend::Sqlite => true,
-            Backend::Postgres => postgres_cluster::cluster().is_some(),
-        }
-    }
-
     /// A new, empty database of this backend, for one test. `name` tells a test's databases
     /// apart; the database lasts as long as the guard.
     pub fn new_database(self, name: &str) -> (Database, Guard) {
@@ -48,7 +40,7 @@ impl Backend {
                 (Database::Sqlite(path), guard)
             }
             Backend::Postgres => {
-                let cluster = postgres_cluster::cluster().expect("PostgreSQL is available");
+                let cluster = postgres_cluster::cluster();
                 let url = cluster.new_database();
                 let database = Database::named(PathBuf::from(url)).unwrap();
                 // The database goes with the cluster, at the end of the test process.

@@ -18,8 +18,8 @@
 //! module's list is never called, and clippy refuses the dead code.
 //!
 //! The backends are SQLite (a file in a temporary folder) and PostgreSQL (a database of its own
-//! on a throwaway server the tests start, see `workspace_tests::postgres_cluster`; where
-//! PostgreSQL is not installed, its tests say so and pass, except under CI). Adding a backend is
+//! on a throwaway server the tests start, see `test_support::postgres_cluster`; where
+//! PostgreSQL is not installed, its tests are marked ignored, except under CI). Adding a backend is
 //! one more variant of `Backend` (client.rs), with the way to make a new database of it, and one
 //! more line in `on_every_backend!` below.
 //!
@@ -31,18 +31,20 @@
 /// as the test, that calls it with that backend.
 macro_rules! on_every_backend {
     ($($test:ident),+ $(,)?) => {
-        on_every_backend!(@on sqlite, Sqlite, $($test),+);
-        on_every_backend!(@on postgres, Postgres, $($test),+);
-    };
-    (@on $module:ident, $backend:ident, $($test:ident),+) => {
-        mod $module {
+        mod sqlite {
             $(
                 #[tokio::test]
                 async fn $test() {
-                    let backend = crate::client::Backend::$backend;
-                    if backend.is_available() {
-                        super::$test(backend).await
-                    }
+                    super::$test(crate::client::Backend::Sqlite).await
+                }
+            )+
+        }
+        mod postgres {
+            $(
+                #[tokio::test]
+                #[cfg_attr(postgres_missing, ignore = "PostgreSQL is not installed")]
+                async fn $test() {
+                    super::$test(crate::client::Backend::Postgres).await
                 }
             )+
         }

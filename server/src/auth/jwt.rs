@@ -133,19 +133,16 @@ fn caller(claims: Claims) -> Caller {
     }
 }
 
-/// The signing keys and the JWKS provider the HTTP tests use too, so that both sign and serve
-/// keys one way.
-#[cfg(test)]
-#[path = "../../tests/common/jwt.rs"]
-mod test_keys;
-
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};
 
     use serde_json::{Value, json};
 
-    use super::test_keys::{JwksServer, Mode, TestKey, jwks_document, now};
+    // The signing keys and the JWKS provider the HTTP tests use too, so that both sign and
+    // serve keys one way.
+    use test_support::jwt::{JwksServer, Mode, TestKey, jwks_document, now};
+
     use super::*;
 
     const ISSUER: &str = "https://login.example.com/";

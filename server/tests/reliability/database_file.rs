@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::common::{
+use test_support::{
     Session, TempDir, command, run, structured, unexpected_reference, write_by_hand,
 };
 
@@ -43,7 +43,7 @@ fn a_write_after_the_database_file_is_deleted_or_replaced_is_refused_and_logged(
             "{change}: {logged}"
         );
         session.server.close_stdin();
-        session.server.wait_for_exit(crate::common::EXIT_TIMEOUT);
+        session.server.wait_for_exit(test_support::EXIT_TIMEOUT);
     }
 }
 

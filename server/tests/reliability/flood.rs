@@ -13,8 +13,8 @@ use serde_json::json;
 
 use movie_reviews_mcp::stdio::MAX_IN_FLIGHT;
 
-use crate::common::{
-    BINARY, EXIT_TIMEOUT, Session, TempDir, command, exit_within, peak_memory_kib, run,
+use test_support::{
+    EXIT_TIMEOUT, Session, TempDir, binary, command, exit_within, peak_memory_kib, run,
 };
 
 /// Requests sent at once: small enough that all of them fit in the pipe to the server (so the
@@ -153,7 +153,7 @@ fn cancelled_requests_and_reused_ids_never_hold_up_later_requests() {
 fn a_signal_ends_the_server_even_while_its_answers_go_unread() {
     let dir = TempDir::new("unread-at-signal");
     let database = seeded(dir.path());
-    let mut server = Command::new(BINARY)
+    let mut server = Command::new(binary())
         .arg("--database")
         .arg(&database)
         .env_remove("RUST_LOG")

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::common::{EXIT_TIMEOUT, Server, Session, TempDir, unexpected_reference};
+use test_support::{EXIT_TIMEOUT, Server, Session, TempDir, unexpected_reference};
 
 /// The file size the server may write up to, in 512-byte blocks: 128 KiB, room for the
 /// write-ahead log's shared index (32 KiB) and a few commits in the log, so that the first

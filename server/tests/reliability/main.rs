@@ -4,9 +4,6 @@
 //! stored values the tools' contract cannot hold.
 
 // Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-#[path = "../common/mod.rs"]
-mod common;
 
 mod database_file;
 mod flood;

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Session, TempDir, keys, text_of};
+use test_support::{Session, TempDir, keys, text_of};
 
 /// JSON nested this deep cannot be parsed by serde_json (its limit is 128 levels).
 const TOO_DEEP: usize = 5_000;

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::common::{Session, TempDir, unexpected_reference, write_by_hand};
+use test_support::{Session, TempDir, unexpected_reference, write_by_hand};
 
 #[test]
 fn stars_outside_one_to_five_in_the_database_are_an_error_not_another_number() {

@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use sqlx::Connection;
 use uuid::Uuid;
 
-use crate::common::{Session, TempDir, structured, text_of};
 use crate::{Catalogue, connect, runtime, seed, shuffle};
+use test_support::{Session, TempDir, structured, text_of};
 
 /// Kill-and-restart cycles when `CRASH_CYCLES` is not set.
 const QUICK_CRASH_CYCLES: usize = 5;

@@ -3,7 +3,8 @@
 
 use serde_json::json;
 
-use crate::common::{Session, TempDir, unexpected_reference, write_by_hand};
+use crate::StillServing;
+use test_support::{Session, TempDir, unexpected_reference, write_by_hand};
 
 /// A database failing under a call: a referenced `Error:`, the cause logged, serving goes on.
 #[test]

@@ -4,7 +4,8 @@
 use movie_reviews_mcp::stdio::MAX_MESSAGE_BYTES;
 use serde_json::{Value, json};
 
-use crate::common::{Session, TempDir, peak_memory_kib, text_of};
+use crate::StillServing;
+use test_support::{Session, TempDir, peak_memory_kib, text_of};
 
 /// The peak resident memory the server may reach while refusing huge messages (a debug build).
 const PEAK_MEMORY_LIMIT_KIB: u64 = 150 * 1024;

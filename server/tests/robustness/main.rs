@@ -26,9 +26,6 @@
 //! checked, cycles survived).
 
 // Each test binary uses a different subset of the shared harness.
-#[allow(dead_code)]
-#[path = "../common/mod.rs"]
-mod common;
 
 mod crashes;
 mod failures;
@@ -44,15 +41,19 @@ use serde_json::{Value, json};
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{Connection, SqliteConnection};
 
-use common::Session;
+use test_support::Session;
 
 /// The demo data a new database is filled with.
 const DEMO_MOVIES: usize = 200;
 const DEMO_REVIEWS: u64 = 1000;
 
 /// What the robustness tests ask of a session beyond the shared ones.
-impl Session {
+trait StillServing {
     /// The server answers a ping and a tool call correctly.
+    fn still_serving(&mut self);
+}
+
+impl StillServing for Session {
     fn still_serving(&mut self) {
         let id = self.id();
         let pong = self.server.result(id, "ping", json!({}));

@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use sqlx::Connection;
 use uuid::Uuid;
 
-use crate::common::{Server, Session, TempDir, structured, unexpected_reference};
 use crate::{Catalogue, DEMO_MOVIES, DEMO_REVIEWS, connect, runtime, seed, shuffle};
+use test_support::{Server, Session, TempDir, structured, unexpected_reference};
 
 /// How many server processes share the file, and what each is sent at once.
 const PROCESSES: usize = 3;

@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use sqlx::Connection;
 use uuid::Uuid;
 
-use crate::common::{EXIT_TIMEOUT, Server, Session, TempDir, structured};
 use crate::{connect, runtime};
+use test_support::{EXIT_TIMEOUT, Server, Session, TempDir, structured};
 
 /// The ways a client or the system stops the server.
 #[derive(Debug, Clone, Copy)]
@@ -69,7 +69,7 @@ fn eof_sigterm_and_sigint_answer_the_last_call_and_exit_0() {
         stop.apply(&mut session.server);
         let response = session
             .server
-            .try_read_message(crate::common::READ_TIMEOUT)
+            .try_read_message(test_support::READ_TIMEOUT)
             .unwrap_or_else(|| {
                 panic!(
                     "{stop:?}: the call written to stdin just before the signal was never \
@@ -164,9 +164,13 @@ fn wal_path(database: &Path) -> PathBuf {
 }
 
 /// What the shutdown tests ask of a session.
-impl Session {
+trait CleanExit {
     /// After `stop`: the server exits with status 0, having written only JSON-RPC on stdout, and
     /// leaves the write-ahead log checkpointed (gone or empty).
+    fn expect_clean_exit(self, stop: Stop, database: &Path);
+}
+
+impl CleanExit for Session {
     fn expect_clean_exit(mut self, stop: Stop, database: &Path) {
         let status = self.server.wait_for_exit(EXIT_TIMEOUT);
         let stderr = self.server.finish();

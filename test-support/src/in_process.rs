@@ -1,8 +1,5 @@
-//! Shared support for the workspace tests: connecting a real rmcp client to a server running
-//! in-process over a duplex pipe, as a client application would over stdio; and a throwaway
-//! PostgreSQL server ([`postgres_cluster`]).
-
-pub mod postgres_cluster;
+//! A real rmcp client connected to a server running in-process over a duplex pipe, as a client
+//! application would over stdio, and the output schemas it was told.
 
 use std::collections::HashMap;
 

@@ -1,10 +1,6 @@
 //! Signing keys, JWTs and a JWKS provider for the tests of JWT access tokens: the HTTP tests of
-//! the built binary use them through `common`, and the verifier's unit tests
-//! (`server/src/auth/jwt.rs`) include this file by path, so that both sign and serve keys the
-//! same way.
-
-// Each user takes a different subset.
-#![allow(dead_code)]
+//! the built binary and the verifier's unit tests (`server/src/auth/jwt.rs`) both use them, so
+//! that both sign and serve keys the same way.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

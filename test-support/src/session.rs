@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::{EXIT_TIMEOUT, Server, text_of};
+use crate::binary::{EXIT_TIMEOUT, Server, text_of};
 
 /// An initialized MCP session with a server process, numbering its requests.
 pub struct Session {

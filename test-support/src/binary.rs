@@ -1,30 +1,38 @@
 //! What every test of the built binary needs: a temporary folder, the binary run as an MCP
 //! server over stdio (every read bounded by a timeout), and the binary run as a command to its
-//! end. Each test binary (`stdio`, `cli`, `robustness`) uses a different subset.
+//! end.
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-mod http_server;
-pub mod jwt;
-#[path = "../../../tests/postgres_cluster.rs"]
-pub mod postgres_cluster;
-mod session;
-
-// Each test binary uses a different subset of the harness.
-#[allow(unused_imports)]
-pub use http_server::{HttpServer, bearer, connect, http_client, http_command, mint, read_answer};
-#[allow(unused_imports)]
-pub use session::{Session, structured, unexpected_reference};
-
-pub const BINARY: &str = env!("CARGO_BIN_EXE_movie-reviews-mcp");
+/// The server's binary, which Cargo builds before the tests of its package: beside the folder
+/// the test binary runs from (`target/debug/deps`, so `target/debug/movie-reviews-mcp`).
+pub fn binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let test = std::env::current_exe().expect("the test binary's path");
+        let profile = test
+            .parent()
+            .and_then(Path::parent)
+            .expect("the test binary runs from target/<profile>/deps");
+        let binary = profile.join("movie-reviews-mcp");
+        assert!(
+            binary.is_file(),
+            "no server binary at {}: run the tests of the movie-reviews-mcp package, for which \
+             Cargo builds it",
+            binary.display()
+        );
+        binary
+    })
+}
 
 /// How long any single read from the server may take before the test fails.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(20);
@@ -84,7 +92,7 @@ pub struct Server {
 impl Server {
     /// The server on `database`, started in `cwd`.
     pub fn spawn(database: &Path, cwd: &Path) -> Server {
-        let mut command = Command::new(BINARY);
+        let mut command = Command::new(binary());
         command
             .arg("--database")
             .arg(database)
@@ -94,7 +102,7 @@ impl Server {
 
     /// The server on `database`, started in `cwd`, with `args` on its command line.
     pub fn spawn_with_args(database: &Path, cwd: &Path, args: &[&str]) -> Server {
-        let mut command = Command::new(BINARY);
+        let mut command = Command::new(binary());
         command
             .arg("--database")
             .arg(database)
@@ -105,7 +113,7 @@ impl Server {
 
     /// The server on `database`, started in `cwd`, with `RUST_LOG` set to `filter`.
     pub fn spawn_with_log_filter(database: &Path, cwd: &Path, filter: &str) -> Server {
-        let mut command = Command::new(BINARY);
+        let mut command = Command::new(binary());
         command
             .arg("--database")
             .arg(database)
@@ -123,7 +131,7 @@ impl Server {
             .arg(format!(
                 r#"trap '' XFSZ; ulimit -f {blocks}; exec "$0" "$@""#
             ))
-            .arg(BINARY)
+            .arg(binary())
             .arg("--database")
             .arg(database)
             .env_remove("RUST_LOG");
@@ -433,7 +441,7 @@ impl Run {
 
 /// The binary, run in `cwd` with a clean environment for the variables it reads.
 pub fn command(cwd: &Path) -> Command {
-    let mut command = Command::new(BINARY);
+    let mut command = Command::new(binary());
     command
         .current_dir(cwd)
         .env_remove("MOVIE_REVIEWS_DATABASE")

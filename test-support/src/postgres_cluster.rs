@@ -13,15 +13,13 @@
 //! thrown away anyway. Its superuser is `postgres` whoever runs the tests, and loopback
 //! connections are trusted, so URLs carry no password.
 //!
-//! When PostgreSQL is not installed, [`cluster`] says so loudly on stderr and returns `None`,
-//! and the tests that need it skip; under CI (`CI` set to `true` or `1`) it panics instead, so
-//! a missing installation cannot pass for a green run.
+//! Where PostgreSQL is not installed, the tests that need it are marked ignored when they are
+//! built (see `find_postgres`), so the run's summary counts them as ignored, never as passed;
+//! under CI (`CI` set to `true` or `1`) they are not marked, and [`cluster`] panics instead.
 
-use std::env;
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::net::TcpListener;
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -67,14 +65,15 @@ pub struct Cluster {
     _supervisor: Child,
 }
 
-/// The shared cluster, or `None` (after a loud notice on stderr) when PostgreSQL is not
-/// installed. Panics when PostgreSQL is missing under CI, or is installed but fails to start.
-pub fn cluster() -> Option<&'static Cluster> {
+/// The shared cluster. Panics when PostgreSQL is missing or fails to start: a test that needs
+/// it is marked ignored where PostgreSQL is missing outside CI (see `find_postgres`), so a test
+/// that asks for it here must have it.
+pub fn cluster() -> &'static Cluster {
     // The outcome is kept, failures included, so that a broken installation is tried once
     // rather than once per test, and every test that asks reports the same failure.
-    static CLUSTER: OnceLock<Result<Option<Cluster>, String>> = OnceLock::new();
+    static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();
     match CLUSTER.get_or_init(Cluster::create) {
-        Ok(cluster) => cluster.as_ref(),
+        Ok(cluster) => cluster,
         Err(message) => panic!("{message}"),
     }
 }
@@ -153,28 +152,23 @@ impl Cluster {
         }
     }
 
-    /// Finds PostgreSQL, creates the cluster and starts it: `Ok(None)` when PostgreSQL is not
-    /// installed (outside CI), `Err` with the reason when anything else goes wrong.
-    fn create() -> Result<Option<Cluster>, String> {
+    /// Finds PostgreSQL, creates the cluster and starts it, or says why it could not.
+    fn create() -> Result<Cluster, String> {
         let started = Instant::now();
-        let Some(bin) = find_bin_dir() else {
-            let message = "PostgreSQL tests DID NOT RUN: no initdb found on PATH or in \
-                           /usr/lib/postgresql/*/bin (install Debian's postgresql package: \
-                           apt-get install postgresql)";
-            if under_ci() {
-                return Err(message.to_owned());
-            }
-            // Straight to the process's stderr: `eprintln!` in a test is captured, and shown
-            // only if the test fails, while this notice must be seen when the tests pass.
-            let _ = writeln!(std::io::stderr(), "\n********\n{message}\n********\n");
-            return Ok(None);
+        let Some(bin) = find_postgres::bin_dir() else {
+            return Err("PostgreSQL is not installed: no initdb on PATH or in \
+                        /usr/lib/postgresql/*/bin (install Debian's postgresql package: \
+                        apt-get install postgresql). Outside CI the build marks the PostgreSQL \
+                        tests ignored where it is missing; if it was installed after the build \
+                        and removed since, build again"
+                .to_owned());
         };
         let tool = |name: &str| {
             let path = bin.join(name);
-            if is_executable(&path) {
+            if find_postgres::is_executable(&path) {
                 Ok(path)
             } else {
-                find_on_path(name).ok_or_else(|| {
+                find_postgres::find_on_path(name).ok_or_else(|| {
                     format!(
                         "PostgreSQL is incomplete: no {name} next to {}",
                         bin.display()
@@ -189,8 +183,8 @@ impl Cluster {
             let runuser = ["/usr/sbin/runuser", "/sbin/runuser"]
                 .map(PathBuf::from)
                 .into_iter()
-                .find(|path| is_executable(path))
-                .or_else(|| find_on_path("runuser"))
+                .find(|path| find_postgres::is_executable(path))
+                .or_else(|| find_postgres::find_on_path("runuser"))
                 .ok_or("the tests run as root, and running PostgreSQL as the postgres user needs runuser (util-linux)")?;
             vec![runuser, "-u".into(), SUPERUSER.into(), "--".into()]
         } else {
@@ -297,7 +291,7 @@ impl Cluster {
             cluster.port,
             cluster.root.display()
         );
-        Ok(Some(cluster))
+        Ok(cluster)
     }
 
     /// Starts the server with `pg_ctl` (which detaches it and waits until it is ready), then
@@ -390,49 +384,6 @@ impl Cluster {
             Err(error) => format!("no server log ({}): {error}", self.log.display()),
         }
     }
-}
-
-/// The folder PostgreSQL's programs are in: where `initdb` on PATH really is (Debian links
-/// them into /usr/local/bin on some machines), else the newest `/usr/lib/postgresql/*/bin`
-/// (Debian does not put them on PATH).
-fn find_bin_dir() -> Option<PathBuf> {
-    if let Some(initdb) = find_on_path("initdb") {
-        let real = fs::canonicalize(&initdb).unwrap_or(initdb);
-        return real.parent().map(Path::to_path_buf);
-    }
-    fs::read_dir("/usr/lib/postgresql")
-        .ok()?
-        .filter_map(|entry| {
-            let entry = entry.ok()?;
-            let bin = entry.path().join("bin");
-            // Compared as numbers: version 10 is newer than 9.6.
-            let version: Vec<u32> = entry
-                .file_name()
-                .to_str()?
-                .split('.')
-                .map(|part| part.parse().ok())
-                .collect::<Option<_>>()?;
-            is_executable(&bin.join("initdb")).then_some((version, bin))
-        })
-        .max()
-        .map(|(_, bin)| bin)
-}
-
-fn find_on_path(name: &str) -> Option<PathBuf> {
-    env::split_paths(&env::var_os("PATH")?)
-        .map(|dir| dir.join(name))
-        .find(|path| is_executable(path))
-}
-
-fn is_executable(path: &Path) -> bool {
-    fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-}
-
-fn under_ci() -> bool {
-    env::var("CI").is_ok_and(|value| {
-        let value = value.trim();
-        value == "1" || value.eq_ignore_ascii_case("true")
-    })
 }
 
 /// A port nobody listens on right now: the system picks it for a listener we then close.

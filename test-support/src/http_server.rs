@@ -13,7 +13,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
-use super::{EXIT_TIMEOUT, READ_TIMEOUT, exit_within, run};
+use crate::binary::{EXIT_TIMEOUT, READ_TIMEOUT, command, exit_within, run};
 
 /// The binary serving HTTP on a free loopback port, its stderr collected as it arrives (at trace
 /// level, so the no-token-in-logs check sees everything). Killed on drop if still running.
@@ -24,7 +24,7 @@ pub struct HttpServer {
 }
 
 pub fn http_command(dir: &Path, database: &Path, address: &str, args: &[&str]) -> Command {
-    let mut command = super::command(dir);
+    let mut command = command(dir);
     command
         .arg("--database")
         .arg(database)
@@ -245,7 +245,7 @@ pub fn bearer(token: String) -> String {
 
 /// `token --scopes SCOPES`: the token and its tokens-file line.
 pub fn mint(dir: &Path, scopes: &str) -> (String, String) {
-    let mut command = super::command(dir);
+    let mut command = command(dir);
     command.args(["token", "--scopes", scopes]);
     let minted = run(command);
     assert!(minted.status.success(), "{}", minted.stderr);

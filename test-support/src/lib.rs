@@ -1,0 +1,24 @@
+//! What the tests share, and only the tests (every package takes it as a dev-dependency):
+//!
+//! - [`binary`]: the built server run as an MCP server over stdio, and as a command to its end;
+//!   with [`session`] (an initialized stdio session) and [`http_server`] (the server over HTTP,
+//!   its clients and tokens);
+//! - [`in_process`]: a real rmcp client connected to a server running in the test's own process;
+//! - [`jwt`]: signing keys, JWTs and a JWKS provider;
+//! - [`postgres_cluster`]: a throwaway PostgreSQL server, started once per test process.
+//!
+//! The items of `binary`, `session` and `http_server` are also at the crate's root, as the
+//! tests of the binary name them.
+
+#![forbid(unsafe_code)]
+
+pub mod binary;
+pub mod http_server;
+pub mod in_process;
+pub mod jwt;
+pub mod postgres_cluster;
+pub mod session;
+
+pub use binary::*;
+pub use http_server::{HttpServer, bearer, connect, http_client, http_command, mint, read_answer};
+pub use session::{Session, structured, unexpected_reference};
