@@ -1,0 +1,113 @@
+//! Connections and stopping: slow clients cut off at their deadlines, an idle connection giving
+//! way to a newcomer, and SIGTERM letting a call in flight finish.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tokio::io::AsyncWriteExt;
+
+use test_support::{EXIT_TIMEOUT, HttpServer, TempDir, connect, http_client, read_answer};
+
+/// A client that sends slowly holds a connection only so long, and an idle one not at all when
+/// someone else needs it: with one connection allowed, a head that never ends is closed at its
+/// deadline, or at once when a newcomer arrives; a body that never ends keeps its request busy
+/// until the body's deadline (408), and meanwhile a newcomer is turned away with 503.
+#[tokio::test]
+async fn slow_clients_are_cut_off_and_idle_ones_give_way() {
+    let dir = TempDir::new("http-slow");
+    let server = HttpServer::start(
+        dir.path(),
+        &dir.path().join("reviews.db"),
+        &[
+            "--header-read-timeout",
+            "1",
+            "--body-read-timeout",
+            "1",
+            "--request-timeout",
+            "5",
+            "--max-connections",
+            "1",
+        ],
+    );
+    let half_head = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+    let started = Instant::now();
+    let mut slow = connect(server.port).await;
+    slow.write_all(half_head).await.unwrap();
+    let answer = read_answer(&mut slow).await;
+    assert!(
+        !answer.starts_with("HTTP/1.1 200"),
+        "a head sent in part was answered: {answer}"
+    );
+    let closed_after = started.elapsed();
+    assert!(
+        closed_after >= Duration::from_millis(900) && closed_after < Duration::from_secs(5),
+        "{closed_after:?}"
+    );
+
+    let started = Instant::now();
+    let mut slow = connect(server.port).await;
+    slow.write_all(half_head).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let health = http_client()
+        .get(format!("{}/healthz", server.origin()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), 200);
+    let answer = read_answer(&mut slow).await;
+    assert!(!answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        started.elapsed() < Duration::from_millis(900),
+        "the newcomer waited for the deadline"
+    );
+    drop(health);
+
+    let mut slow = connect(server.port).await;
+    slow.write_all(
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+          Content-Length: 100\r\n\r\n{\"jsonrpc\":",
+    )
+    .await
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let turned_away = http_client()
+        .get(format!("{}/healthz", server.origin()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(turned_away.status(), 503);
+    let answer = read_answer(&mut slow).await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+}
+
+#[tokio::test]
+async fn a_call_in_flight_at_sigterm_gets_its_answer_then_the_server_exits_0() {
+    let dir = TempDir::new("http-sigterm");
+    let mut server = HttpServer::start(dir.path(), &dir.path().join("reviews.db"), &[]);
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "movies_search", "arguments": {"limit": 1}},
+    })
+    .to_string();
+    let (first, rest) = body.split_at(body.len() / 2);
+    let mut connection = connect(server.port).await;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{first}",
+        body.len()
+    );
+    connection.write_all(head.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.signal_term();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    connection.write_all(rest.as_bytes()).await.unwrap();
+    let answer = read_answer(&mut connection).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains(r#""isError":false"#), "{answer}");
+    server.expect_exit_success(EXIT_TIMEOUT);
+    assert!(
+        server.logs().contains("stopped serving"),
+        "{}",
+        server.logs()
+    );
+}
