@@ -17,6 +17,11 @@
 //! real names). Each test counts both answers, overall, per argument and at each bound, so it
 //! cannot pass without exercising them.
 //!
+//! The oracle knows the tools only through their input schemas: the arguments it generates, the
+//! bounds it aims at and the values it expects the tool to receive (the value sent, or the
+//! schema's `default`) are all read from the schema (see [`Property`]), never from the spec the
+//! parser reads, so that it cannot share a mistake with the parser.
+//!
 //! One documented leniency of the parser that a plain schema cannot express is normalised
 //! before comparing: `null` for a declared argument means "left out", so such keys are removed
 //! before the object goes to the schema validator (an unknown name stays, even with `null`).
@@ -32,8 +37,7 @@ use proptest::sample::select;
 use proptest::strategy::Union;
 use proptest::test_runner::{RngAlgorithm, TestCaseError, TestError, TestRunner};
 use serde_json::{Map, Number, Value, json};
-use toolkit::rule::{Length, Range};
-use toolkit::{ArgSpec, DefaultValue, Kind, Presence, Tool, ToolError, ToolSpec, Uuid, Violations};
+use toolkit::{Tool, ToolError, ToolSpec, Uuid, Violations};
 
 /// Generated argument objects per declaration.
 const CASES: u32 = 2000;
@@ -160,7 +164,8 @@ fn the_validator_enforces_uuid_format() {
 fn check_agreement<T: Tool + serde::Serialize>() {
     let spec = T::SPEC;
     let validator = validator_for(spec);
-    let tally = RefCell::new(Tally::new(spec));
+    let properties = Property::all(spec);
+    let tally = RefCell::new(Tally::new(&properties));
     // No failure persistence: a failure prints its (shrunk) object, which is all it takes to
     // reproduce it, and the run writes no files. PROPTEST_RNG_SEED fixes the seed. XorShift
     // because ChaCha, unoptimised in a debug build, would take most of the run time.
@@ -170,9 +175,9 @@ fn check_agreement<T: Tool + serde::Serialize>() {
         rng_algorithm: RngAlgorithm::XorShift,
         ..ProptestConfig::default()
     });
-    let result = runner.run(&arguments(spec), |object| {
-        let verdict = judge::<T>(&validator, spec, &object)?;
-        tally.borrow_mut().record(spec, &object, &verdict);
+    let result = runner.run(&arguments(&properties), |object| {
+        let verdict = judge::<T>(&validator, &properties, &object)?;
+        tally.borrow_mut().record(&properties, &object, &verdict);
         Ok(())
     });
     match result {
@@ -180,7 +185,9 @@ fn check_agreement<T: Tool + serde::Serialize>() {
         Err(TestError::Fail(reason, _)) => panic!("{}: {reason}", spec.name),
         Err(TestError::Abort(reason)) => panic!("{}: proptest aborted: {reason}", spec.name),
     }
-    tally.into_inner().assert_both_answers(spec);
+    tally
+        .into_inner()
+        .assert_both_answers(spec.name, &properties);
 }
 
 /// The tool's input schema, compiled as draft 2020-12 with formats enforced.
@@ -202,16 +209,16 @@ enum Verdict {
 /// reach the tool intact) fails the case with everything needed to see why.
 fn judge<T: Tool + serde::Serialize>(
     validator: &Validator,
-    spec: &ToolSpec,
+    properties: &[Property],
     object: &Object,
 ) -> Result<Verdict, TestCaseError> {
-    let instance = Value::Object(without_null_arguments(spec, object));
+    let instance = Value::Object(without_null_arguments(properties, object));
     let schema_accepts = validator.is_valid(&instance);
     match (schema_accepts, toolkit::parse::<T>(Some(object))) {
         (true, Ok(tool)) => {
             let received =
                 serde_json::to_value(&tool).map_err(|e| TestCaseError::fail(e.to_string()))?;
-            let expected = Value::Object(expected_values(spec, object));
+            let expected = Value::Object(expected_values(properties, object));
             if received == expected {
                 Ok(Verdict::Accepted)
             } else {
@@ -243,7 +250,7 @@ fn judge<T: Tool + serde::Serialize>(
             } else {
                 format!("\n  schema was given (nulls left out): {instance}")
             };
-            let schema = Value::Object(toolkit::input_schema(spec));
+            let schema = Value::Object(toolkit::input_schema(T::SPEC));
             Err(TestCaseError::fail(format!(
                 "the input schema and the parser disagree\n  arguments: {arguments}\n  \
                  schema:    {schema_says}\n  parser:    {parser_says}{normalised}\n  \
@@ -255,38 +262,151 @@ fn judge<T: Tool + serde::Serialize>(
 
 /// The object with `null`-valued declared arguments removed: the parser reads `null` as "left
 /// out", a leniency the schema cannot state. Unknown names are kept whatever their value.
-fn without_null_arguments(spec: &ToolSpec, object: &Object) -> Object {
+fn without_null_arguments(properties: &[Property], object: &Object) -> Object {
     object
         .iter()
-        .filter(|(name, value)| !(value.is_null() && declared(spec, name)))
+        .filter(|(name, value)| !(value.is_null() && declared(properties, name)))
         .map(|(name, value)| (name.clone(), value.clone()))
         .collect()
 }
 
-fn declared(spec: &ToolSpec, name: &str) -> bool {
-    spec.args.iter().any(|arg| arg.name == name)
+fn declared(properties: &[Property], name: &str) -> bool {
+    properties.iter().any(|property| property.name == name)
 }
 
 /// What an accepted object should give the tool, as the tool serialises it: each value sent
-/// (integers as exact integers, UUIDs in lower case), else the default, else `null`.
-fn expected_values(spec: &ToolSpec, object: &Object) -> Object {
-    let expected = |arg: &ArgSpec| match (object.get(arg.name).filter(|v| !v.is_null()), arg.kind) {
-        (Some(Value::Number(number)), Kind::Integer) => {
-            integral(number).map_or(Value::Null, exact_integer)
+/// (integers as exact integers, UUIDs in lower case), else the schema's default, else `null`.
+fn expected_values(properties: &[Property], object: &Object) -> Object {
+    let expected = |property: &Property| {
+        let sent = object.get(&property.name).filter(|value| !value.is_null());
+        match (sent, property.kind) {
+            (Some(Value::Number(number)), Type::Integer) => {
+                integral(number).map_or(Value::Null, exact_integer)
+            }
+            (Some(Value::String(text)), Type::Uuid) => json!(text.to_lowercase()),
+            (Some(value), _) => value.clone(),
+            (None, _) => property.default.clone().unwrap_or(Value::Null),
         }
-        (Some(Value::String(text)), Kind::Uuid) => json!(text.to_lowercase()),
-        (Some(value), _) => value.clone(),
-        (None, _) => match arg.presence {
-            Presence::Default(DefaultValue::String(text)) => json!(text),
-            Presence::Default(DefaultValue::Boolean(flag)) => json!(flag),
-            Presence::Default(DefaultValue::Integer(number)) => exact_integer(number),
-            _ => Value::Null,
-        },
     };
-    spec.args
+    properties
         .iter()
-        .map(|arg| (arg.name.to_owned(), expected(arg)))
+        .map(|property| (property.name.clone(), expected(property)))
         .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The arguments, as the schema describes them
+
+/// A property's JSON type, as `type` and `format` give it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Type {
+    String,
+    Boolean,
+    Integer,
+    /// `"type": "string", "format": "uuid"`.
+    Uuid,
+}
+
+/// One argument as the input schema describes it: all the oracle knows of it.
+#[derive(Clone, Debug)]
+struct Property {
+    name: String,
+    kind: Type,
+    required: bool,
+    default: Option<Value>,
+    /// `minLength` and `maxLength`.
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    /// `minimum` and `maximum`.
+    minimum: Option<i128>,
+    maximum: Option<i128>,
+}
+
+impl Property {
+    /// The properties of `spec`'s input schema, in its order. Panics on what this test cannot
+    /// read: a keyword it does not know would be a rule it does not check.
+    fn all(spec: &ToolSpec) -> Vec<Property> {
+        let schema = toolkit::input_schema(spec);
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|names| names.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let properties = schema["properties"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{}: the schema has no properties object", spec.name));
+        properties
+            .iter()
+            .map(|(name, property)| {
+                Property::read(name, property, required.contains(&name.as_str()))
+            })
+            .collect()
+    }
+
+    fn read(name: &str, schema: &Value, required: bool) -> Property {
+        const KNOWN: [&str; 8] = [
+            "type",
+            "format",
+            "description",
+            "default",
+            "minLength",
+            "maxLength",
+            "minimum",
+            "maximum",
+        ];
+        let keywords = schema
+            .as_object()
+            .expect("a property's schema is an object");
+        if let Some(unknown) = keywords.keys().find(|key| !KNOWN.contains(&key.as_str())) {
+            panic!("{name}: this test does not know the keyword {unknown:?}");
+        }
+        let kind = match (schema["type"].as_str(), schema["format"].as_str()) {
+            (Some("string"), Some("uuid")) => Type::Uuid,
+            (Some("string"), None) => Type::String,
+            (Some("boolean"), None) => Type::Boolean,
+            (Some("integer"), None) => Type::Integer,
+            other => panic!("{name}: this test does not know the type {other:?}"),
+        };
+        let count = |key: &str| {
+            schema
+                .get(key)
+                .map(|value| value.as_u64().expect("a count"))
+        };
+        let bound = |key: &str| {
+            schema.get(key).map(|value| match value {
+                Value::Number(number) => integral(number).expect("an integral bound"),
+                other => panic!("{name}: {key} is {other}"),
+            })
+        };
+        Property {
+            name: name.to_owned(),
+            kind,
+            required,
+            default: schema.get("default").cloned(),
+            min_length: count("minLength"),
+            max_length: count("maxLength"),
+            minimum: bound("minimum"),
+            maximum: bound("maximum"),
+        }
+    }
+
+    /// Whether a value can sit at and past a bound: a string with a length bound, or an
+    /// integer with either bound.
+    fn has_bounds(&self) -> bool {
+        match self.kind {
+            Type::String => self.min_length.is_some_and(|min| min > 0) || self.max_length.is_some(),
+            Type::Integer => self.minimum.is_some() || self.maximum.is_some(),
+            Type::Boolean | Type::Uuid => false,
+        }
+    }
+
+    /// The integers this property allows, as a range the generators can draw from: its bounds,
+    /// else the widest a JSON integer the tests send can be.
+    fn integer_range(&self) -> (i128, i128) {
+        (
+            self.minimum.unwrap_or(i128::from(i64::MIN)),
+            self.maximum.unwrap_or(i128::from(u64::MAX)),
+        )
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -322,21 +442,21 @@ enum Position {
 }
 
 impl Tally {
-    fn new(spec: &ToolSpec) -> Self {
+    fn new(properties: &[Property]) -> Self {
         Tally {
             accepted: 0,
             rejected: 0,
             unknown_alone: 0,
-            args: spec.args.iter().map(|_| ArgTally::default()).collect(),
+            args: properties.iter().map(|_| ArgTally::default()).collect(),
         }
     }
 
-    fn record(&mut self, spec: &ToolSpec, object: &Object, verdict: &Verdict) {
-        let given = |arg: &ArgSpec| object.get(arg.name).filter(|value| !value.is_null());
+    fn record(&mut self, properties: &[Property], object: &Object, verdict: &Verdict) {
+        let given = |arg: &Property| object.get(&arg.name).filter(|value| !value.is_null());
         match verdict {
             Verdict::Accepted => {
                 self.accepted += 1;
-                for (arg, tally) in spec.args.iter().zip(&mut self.args) {
+                for (arg, tally) in properties.iter().zip(&mut self.args) {
                     if let Some(value) = given(arg) {
                         tally.given += 1;
                         tally.at_bound += u32::from(position(arg, value) == Position::AtBound);
@@ -348,8 +468,10 @@ impl Tally {
                 let blamed: Vec<Option<usize>> = violations
                     .iter()
                     .map(|violation| {
+                        // A violation names its argument by its wire name, capitalised or not.
                         let unknown = violation.sentence.starts_with("Not an argument");
-                        let index = spec.args.iter().position(|a| a.label == violation.argument);
+                        let index = (properties.iter())
+                            .position(|arg| arg.name.eq_ignore_ascii_case(&violation.argument));
                         index.filter(|_| !unknown)
                     })
                     .collect();
@@ -358,7 +480,7 @@ impl Tally {
                 } else if let [Some(index), rest @ ..] = blamed.as_slice()
                     && rest.iter().all(|other| other == &Some(*index))
                 {
-                    let (arg, tally) = (&spec.args[*index], &mut self.args[*index]);
+                    let (arg, tally) = (&properties[*index], &mut self.args[*index]);
                     tally.blamed_alone += 1;
                     let past = given(arg).is_some_and(|v| position(arg, v) == Position::PastBound);
                     tally.past_bound += u32::from(past);
@@ -369,8 +491,7 @@ impl Tally {
 
     /// Both answers, often: overall, for each argument, at and just past each bound, and for
     /// unknown names. The thresholds sit far below what the generators produce on average.
-    fn assert_both_answers(&self, spec: &ToolSpec) {
-        let name = spec.name;
+    fn assert_both_answers(&self, name: &str, properties: &[Property]) {
         let total = self.accepted + self.rejected;
         eprintln!(
             "{name}: {total} cases, {} accepted, {} rejected, {} for unknown names alone",
@@ -392,8 +513,8 @@ impl Tally {
             "{name}: unknown names alone: {}",
             self.unknown_alone
         );
-        for (arg, tally) in spec.args.iter().zip(&self.args) {
-            let arg_name = arg.name;
+        for (arg, tally) in properties.iter().zip(&self.args) {
+            let arg_name = &arg.name;
             eprintln!(
                 "  {arg_name}: accepted given {}, at a bound {}; rejected alone {}, past a bound {}",
                 tally.given, tally.at_bound, tally.blamed_alone, tally.past_bound
@@ -408,7 +529,7 @@ impl Tally {
                 "{name}.{arg_name}: rejected for it alone: {}",
                 tally.blamed_alone
             );
-            if has_bounds(arg) {
+            if arg.has_bounds() {
                 assert!(
                     tally.at_bound >= 10,
                     "{name}.{arg_name}: at a bound: {}",
@@ -424,46 +545,14 @@ impl Tally {
     }
 }
 
-/// A string argument's declared lengths, `(None, None)` when it declares none.
-fn lengths(arg: &ArgSpec) -> (Option<u64>, Option<u64>) {
-    arg.rule::<Length>()
-        .map_or((None, None), |length| (length.min, length.max))
-}
-
-/// An integer argument's bounds, which the derive always gives it.
-fn range(arg: &ArgSpec) -> (i128, i128) {
-    let range = arg
-        .rule::<Range>()
-        .unwrap_or_else(|| panic!("{} is an integer without a range", arg.name));
-    (range.min, range.max)
-}
-
-/// Arguments whose values can sit at and past a bound: declared lengths, and every integer.
-fn has_bounds(arg: &ArgSpec) -> bool {
-    match arg.kind {
-        Kind::String => {
-            let (min_chars, max_chars) = lengths(arg);
-            min_chars.is_some_and(|min| min > 0) || max_chars.is_some()
-        }
-        Kind::Integer => true,
-        Kind::Boolean | Kind::Uuid => false,
-    }
-}
-
-fn position(arg: &ArgSpec, value: &Value) -> Position {
+fn position(arg: &Property, value: &Value) -> Position {
     let (measure, min, max) = match (arg.kind, value) {
-        (Kind::String, Value::String(text)) if has_bounds(arg) => {
-            let (min_chars, max_chars) = lengths(arg);
-            (
-                i128::try_from(text.chars().count()).ok(),
-                min_chars.map(i128::from),
-                max_chars.map(i128::from),
-            )
-        }
-        (Kind::Integer, Value::Number(number)) => {
-            let (min, max) = range(arg);
-            (integral(number), Some(min), Some(max))
-        }
+        (Type::String, Value::String(text)) if arg.has_bounds() => (
+            i128::try_from(text.chars().count()).ok(),
+            arg.min_length.map(i128::from),
+            arg.max_length.map(i128::from),
+        ),
+        (Type::Integer, Value::Number(number)) => (integral(number), arg.minimum, arg.maximum),
         _ => return Position::Elsewhere,
     };
     let Some(measure) = measure else {
@@ -529,33 +618,34 @@ enum Change {
 
 /// Argument objects for `spec`: a valid object (optional arguments sometimes left out), then
 /// zero to three changes; three objects in ten have none.
-fn arguments(spec: &'static ToolSpec) -> BoxedStrategy<Object> {
-    let base: Vec<BoxedStrategy<Option<Value>>> = spec.args.iter().map(valid_or_absent).collect();
+fn arguments(properties: &[Property]) -> BoxedStrategy<Object> {
+    let base: Vec<BoxedStrategy<Option<Value>>> = properties.iter().map(valid_or_absent).collect();
+    let names: Vec<String> = properties.iter().map(|arg| arg.name.clone()).collect();
     let changes = prop_oneof![
         6 => Just(0usize),
         9 => Just(1usize),
         3 => Just(2usize),
         2 => Just(3usize),
     ]
-    .prop_flat_map(move |count| vec(change(spec), count));
+    .prop_flat_map({
+        let properties = properties.to_vec();
+        move |count| vec(change(&properties), count)
+    });
     (base, changes)
         .prop_map(move |(base, changes)| {
-            let mut object: Object = spec
-                .args
-                .iter()
-                .zip(base)
-                .filter_map(|(arg, value)| Some((arg.name.to_owned(), value?)))
+            let mut object: Object = (names.iter().zip(base))
+                .filter_map(|(name, value)| Some((name.clone(), value?)))
                 .collect();
             for change in changes {
                 match change {
                     Change::Set(index, value) => {
-                        object.insert(spec.args[index].name.to_owned(), value);
+                        object.insert(names[index].clone(), value);
                     }
                     Change::Remove(index) => {
-                        object.remove(spec.args[index].name);
+                        object.remove(&names[index]);
                     }
                     Change::Null(index) => {
-                        object.insert(spec.args[index].name.to_owned(), Value::Null);
+                        object.insert(names[index].clone(), Value::Null);
                     }
                     Change::Unknown(name, value) => {
                         object.insert(name, value);
@@ -567,38 +657,38 @@ fn arguments(spec: &'static ToolSpec) -> BoxedStrategy<Object> {
         .boxed()
 }
 
-fn change(spec: &'static ToolSpec) -> BoxedStrategy<Change> {
+fn change(properties: &[Property]) -> BoxedStrategy<Change> {
     let mut choices: Vec<(u32, BoxedStrategy<Change>)> = Vec::new();
-    for (index, arg) in spec.args.iter().enumerate() {
+    for (index, arg) in properties.iter().enumerate() {
         let set = candidate(arg).prop_map(move |value| Change::Set(index, value));
         choices.push((8, set.boxed()));
         choices.push((1, Just(Change::Remove(index)).boxed()));
         choices.push((1, Just(Change::Null(index)).boxed()));
     }
-    let unknown = (unknown_name(spec), unknown_value())
+    let unknown = (unknown_name(properties), unknown_value())
         .prop_map(|(name, value)| Change::Unknown(name, value))
         .boxed();
-    let unknown_weight = u32::try_from(spec.args.len()).unwrap_or(1).max(1) * 2;
+    let unknown_weight = u32::try_from(properties.len()).unwrap_or(1).max(1) * 2;
     choices.push((unknown_weight, unknown));
     Union::new_weighted(choices).boxed()
 }
 
 /// A valid value; an argument that may be left out is left out one time in five.
-fn valid_or_absent(arg: &ArgSpec) -> BoxedStrategy<Option<Value>> {
+fn valid_or_absent(arg: &Property) -> BoxedStrategy<Option<Value>> {
     let valid = valid(arg).prop_map(Some);
-    match arg.presence {
-        Presence::Required => valid.boxed(),
-        _ => prop_oneof![4 => valid, 1 => Just(None)].boxed(),
+    if arg.required {
+        valid.boxed()
+    } else {
+        prop_oneof![4 => valid, 1 => Just(None)].boxed()
     }
 }
 
 /// A value the argument must accept, often exactly at a bound.
-fn valid(arg: &ArgSpec) -> BoxedStrategy<Value> {
+fn valid(arg: &Property) -> BoxedStrategy<Value> {
     match arg.kind {
-        Kind::String => {
-            let (min_chars, max_chars) = lengths(arg);
-            let min = min_chars.unwrap_or(0);
-            match max_chars {
+        Type::String => {
+            let min = arg.min_length.unwrap_or(0);
+            match arg.max_length {
                 Some(max) => prop_oneof![
                     2 => text(select(vec![min, max])),
                     3 => text(min..=max),
@@ -612,9 +702,9 @@ fn valid(arg: &ArgSpec) -> BoxedStrategy<Value> {
                 .boxed(),
             }
         }
-        Kind::Boolean => any::<bool>().prop_map(Value::Bool).boxed(),
-        Kind::Integer => {
-            let (min, max) = range(arg);
+        Type::Boolean => any::<bool>().prop_map(Value::Bool).boxed(),
+        Type::Integer => {
+            let (min, max) = arg.integer_range();
             prop_oneof![
                 2 => select(vec![min, max, (min + 1).min(max), (max - 1).max(min)]),
                 3 => min..=max,
@@ -622,24 +712,21 @@ fn valid(arg: &ArgSpec) -> BoxedStrategy<Value> {
             .prop_map(exact_integer)
             .boxed()
         }
-        Kind::Uuid => uuid_valid().prop_map(Value::String).boxed(),
+        Type::Uuid => uuid_valid().prop_map(Value::String).boxed(),
     }
 }
 
 /// A value to put in place of a valid one: often valid, often at or just past a bound, or of a
 /// wrong JSON type.
-fn candidate(arg: &ArgSpec) -> BoxedStrategy<Value> {
+fn candidate(arg: &Property) -> BoxedStrategy<Value> {
     let near = match arg.kind {
-        Kind::String => {
-            let (min_chars, max_chars) = lengths(arg);
-            string_near_bounds(min_chars, max_chars)
-        }
-        Kind::Boolean => any::<bool>().prop_map(Value::Bool).boxed(),
-        Kind::Integer => {
-            let (min, max) = range(arg);
+        Type::String => string_near_bounds(arg.min_length, arg.max_length),
+        Type::Boolean => any::<bool>().prop_map(Value::Bool).boxed(),
+        Type::Integer => {
+            let (min, max) = arg.integer_range();
             integer_near_bounds(min, max)
         }
-        Kind::Uuid => uuid_candidate().prop_map(Value::String).boxed(),
+        Type::Uuid => uuid_candidate().prop_map(Value::String).boxed(),
     };
     prop_oneof![
         2 => valid(arg),
@@ -873,9 +960,9 @@ fn wrong_type() -> BoxedStrategy<Value> {
 
 /// A name the tool does not declare: a near miss of a real one (snake_case, another case, a
 /// letter more or less, padded), a random identifier, or an odd one.
-fn unknown_name(spec: &ToolSpec) -> BoxedStrategy<String> {
-    let mut near: Vec<String> = spec.args.iter().flat_map(near_misses).collect();
-    near.retain(|name| !declared(spec, name));
+fn unknown_name(properties: &[Property]) -> BoxedStrategy<String> {
+    let mut near: Vec<String> = properties.iter().flat_map(near_misses).collect();
+    near.retain(|name| !declared(properties, name));
     near.sort();
     near.dedup();
     let odd = vec![
@@ -888,8 +975,8 @@ fn unknown_name(spec: &ToolSpec) -> BoxedStrategy<String> {
     ];
     let random = "[a-zA-Z_][a-zA-Z0-9_]{0,12}"
         .prop_filter_map("declared", {
-            let names: Vec<&str> = spec.args.iter().map(|arg| arg.name).collect();
-            move |name: String| (!names.contains(&name.as_str())).then_some(name)
+            let names: Vec<String> = properties.iter().map(|arg| arg.name.clone()).collect();
+            move |name: String| (!names.contains(&name)).then_some(name)
         })
         .boxed();
     if near.is_empty() {
@@ -899,8 +986,10 @@ fn unknown_name(spec: &ToolSpec) -> BoxedStrategy<String> {
     }
 }
 
-fn near_misses(arg: &ArgSpec) -> Vec<String> {
-    let name = arg.name;
+/// Names a client might send for `arg` by mistake: snake_case and kebab-case (as the Rust field
+/// might be named), another case, capitalised, a letter more or less, padded.
+fn near_misses(arg: &Property) -> Vec<String> {
+    let name = arg.name.as_str();
     let snake: String = name
         .chars()
         .flat_map(|c| {
@@ -914,13 +1003,14 @@ fn near_misses(arg: &ArgSpec) -> Vec<String> {
         .collect();
     let mut chars = name.chars();
     chars.next_back();
+    let mut capitalised = name.to_owned();
+    capitalised[..1].make_ascii_uppercase();
     vec![
-        arg.field.to_owned(),
         snake.replace('_', "-"),
         snake,
         name.to_lowercase(),
         name.to_uppercase(),
-        arg.label.to_owned(),
+        capitalised,
         format!("{name}s"),
         chars.as_str().to_owned(),
         format!("{name} "),
