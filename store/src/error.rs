@@ -90,26 +90,12 @@ impl std::error::Error for Explained {
     }
 }
 
-/// sqlx's errors: a migration another version applied is an unknown schema, and the rest are
-/// failures. These reach the store from the PostgreSQL backend, which talks to its database
-/// through sqlx; the SQLite backend, which uses sqlx only to migrate, sorts its own
-/// (`sqlite/error.rs`), since only SQLite can tell a damaged file.
-impl From<sqlx::Error> for StoreError {
-    fn from(error: sqlx::Error) -> StoreError {
-        if let sqlx::Error::Migrate(migrate) = &error
-            && matches!(
-                **migrate,
-                MigrateError::VersionMissing(_) | MigrateError::VersionMismatch(_)
-            )
-        {
-            return StoreError::UnknownSchema(Box::new(error));
-        }
-        StoreError::Failed(Box::new(error))
-    }
-}
-
-impl From<MigrateError> for StoreError {
-    fn from(error: MigrateError) -> StoreError {
-        sqlx::Error::from(error).into()
-    }
+/// Whether `error` is sqlx finding migrations in the database that this version does not have,
+/// or has otherwise: a schema another version made. Both backends migrate through sqlx.
+pub(crate) fn is_other_versions_schema(error: &sqlx::Error) -> bool {
+    matches!(
+        error,
+        sqlx::Error::Migrate(migrate)
+            if matches!(**migrate, MigrateError::VersionMissing(_) | MigrateError::VersionMismatch(_))
+    )
 }

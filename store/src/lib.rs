@@ -6,7 +6,8 @@
 //!
 //! **Boundary.** This crate depends on no JSON, MCP or framework crate, so the compiler keeps SQL
 //! and rows on this side and JSON and MCP on the server's. Its public API is [`Store`], the row
-//! types, [`Database`] and [`StoreError`]; what a backend is made of is private to it.
+//! types, [`Database`] (with [`PostgresDatabase`]), [`Progress`], [`fold`] and [`StoreError`];
+//! what a backend is made of is private to it.
 
 mod admin;
 mod columns;

@@ -1,7 +1,20 @@
 //! What an operator reads when the PostgreSQL database cannot be reached, or has another
 //! version's schema, as the store opens.
 
-use crate::error::{Explained, StoreError};
+use crate::error::{Explained, StoreError, is_other_versions_schema};
+
+/// sqlx's errors, as the PostgreSQL backend meets them: a migration another version applied is
+/// an unknown schema, and the rest are failures. (The SQLite backend sorts its own: only it can
+/// tell a damaged file.)
+impl From<sqlx::Error> for StoreError {
+    fn from(error: sqlx::Error) -> StoreError {
+        if is_other_versions_schema(&error) {
+            StoreError::UnknownSchema(Box::new(error))
+        } else {
+            StoreError::Failed(Box::new(error))
+        }
+    }
+}
 
 /// A database that could not be reached at start-up: its host and name, and sqlx's reason.
 pub(super) fn unreachable(shown: &str, cause: sqlx::Error) -> StoreError {

@@ -137,7 +137,7 @@ impl PostgresStore {
                 sqlx::migrate!("../migrations/postgres")
                     .run(connection)
                     .await
-                    .map_err(StoreError::from)
+                    .map_err(|error| StoreError::from(sqlx::Error::from(error)))
             })
             .await;
         migrated.map_err(|error| error::at_open(&shown, error))?;

@@ -6,15 +6,18 @@ use std::path::{Path, PathBuf};
 use sqlx::error::DatabaseError as _;
 use sqlx::sqlite::SqliteError;
 
-use crate::error::{Explained, StoreError};
+use crate::error::{Explained, StoreError, is_other_versions_schema};
 
 /// An error of sqlx's SQLite driver (opening a connection, migrating): a damaged file is
-/// unreadable, and the rest is sorted as every sqlx error is.
+/// unreadable, a migration another version applied is an unknown schema, and the rest are
+/// failures.
 pub(super) fn from_sqlx(error: sqlx::Error) -> StoreError {
     if is_damaged(&error) {
         StoreError::Unreadable(Box::new(error))
+    } else if is_other_versions_schema(&error) {
+        StoreError::UnknownSchema(Box::new(error))
     } else {
-        StoreError::from(error)
+        StoreError::Failed(Box::new(error))
     }
 }
 
