@@ -40,7 +40,7 @@ use std::sync::{LazyLock, Once};
 use std::time::{Duration, Instant};
 
 use jsonschema::Validator;
-use movie_reviews_mcp::MovieReviews;
+use movie_reviews_mcp::serve::MovieReviews;
 use movie_reviews_mcp::tools::Tools;
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -867,7 +867,9 @@ struct Fuzzer {
 impl Fuzzer {
     /// A server on `database` (new and empty), which it fills with the demo data as it starts.
     async fn start(database: &Database) -> Fuzzer {
-        let store = movie_reviews_mcp::open_or_create(database).await.unwrap();
+        let store = movie_reviews_mcp::commands::open_or_create(database)
+            .await
+            .unwrap();
         let service = connect(MovieReviews::new(store, Tools::every().unwrap())).await;
         let output_schemas = output_schemas(&service).await;
         Fuzzer {

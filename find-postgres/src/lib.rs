@@ -13,14 +13,15 @@
 
 use std::env;
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// The cfg the build scripts set where PostgreSQL is missing and not required.
 pub const MISSING_CFG: &str = "postgres_missing";
 
 /// Tells Cargo, from a build script, to set [`MISSING_CFG`] where PostgreSQL is missing and not
-/// required, and to run the script again when `PATH` or `CI` changes.
+/// required, and to run the script again when `PATH` or `CI` changes (which rebuilds the
+/// package). A PostgreSQL installed later, with `PATH` and `CI` as they were, is noticed once
+/// the build script is touched (`touch server/build.rs tests/build.rs`).
 pub fn configure_build() {
     println!("cargo::rustc-check-cfg=cfg({MISSING_CFG})");
     println!("cargo::rerun-if-env-changed=PATH");
@@ -63,9 +64,20 @@ pub fn find_on_path(name: &str) -> Option<PathBuf> {
         .find(|path| is_executable(path))
 }
 
-/// Whether `path` is an executable file.
+/// Whether `path` is an executable file (on Unix, with an execute bit set; elsewhere, a file).
 pub fn is_executable(path: &Path) -> bool {
-    fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    let Ok(meta) = fs::metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.is_file() && meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        meta.is_file()
+    }
 }
 
 /// Whether the tests run under CI (`CI` set to `true` or `1`), where PostgreSQL must be

@@ -36,6 +36,8 @@ pub fn command(declared: &ToolSpecs) -> clap::Command {
         "The scopes the token grants, comma-separated: {}",
         scopes.join("; ")
     );
+    // Both names are this file's own (`Command::Token` and its `scopes` field, which clap names
+    // in kebab case); clap panics on a name it does not have, and the test below would.
     Cli::command().mut_subcommand("token", |token| {
         token.mut_arg("scopes", |scopes| scopes.help(help))
     })
@@ -353,4 +355,26 @@ pub enum LogFormat {
     Text,
     /// One JSON object per line, for log collectors.
     Json,
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tools::Tools;
+
+    use super::*;
+
+    #[test]
+    fn the_token_help_names_each_scope_with_the_tools_that_need_it() {
+        let tools = Tools::every().unwrap();
+        let mut command = command(tools.declared());
+        let token = command.find_subcommand_mut("token").unwrap();
+        let help = token.render_long_help().to_string();
+        assert!(
+            help.contains(
+                "reviews.read (movies_search, authors_search, movies_get, reviews_list); \
+                 reviews.write (reviews_write, reviews_delete)"
+            ),
+            "{help}"
+        );
+    }
 }

@@ -161,18 +161,26 @@ async fn shutdown_signal() {
 }
 
 /// Opens `database`, creating it and filling it with the demo data when it holds nothing yet.
-/// An existing database is only migrated forward.
+/// An existing database is only migrated forward. The caller closes the store it is given; on
+/// an error the store is closed here.
 pub async fn open_or_create(database: &Database) -> Result<Store, Error> {
     let store = Store::open(database).await.map_err(explain_open_error)?;
     let data = demo::generate(Size::DEMO, DEMO_SEED);
-    if store
+    match store
         .fill_if_empty(&data.movies, &data.authors, &data.reviews)
         .await
-        .map_err(explain_open_error)?
     {
-        tracing::info!(%database, "created the database with demo data");
+        Ok(filled) => {
+            if filled {
+                tracing::info!(%database, "created the database with demo data");
+            }
+            Ok(store)
+        }
+        Err(error) => {
+            store.close().await;
+            Err(explain_open_error(error))
+        }
     }
-    Ok(store)
 }
 
 /// The store a server serves `selection` from: opened as [`open_or_create`] opens it, and, for
@@ -180,7 +188,10 @@ pub async fn open_or_create(database: &Database) -> Result<Store, Error> {
 async fn open_serving(database: &Database, selection: &Selection) -> Result<Store, Error> {
     let store = open_or_create(database).await?;
     if selection.read_only {
-        store.refuse_writes().await?;
+        if let Err(error) = store.refuse_writes().await {
+            store.close().await;
+            return Err(error.into());
+        }
         tracing::info!(%database, "serving read-only: the database refuses writes");
     }
     Ok(store)
@@ -209,12 +220,12 @@ pub async fn seed_database(
     let started = std::time::Instant::now();
     let data = demo::generate(size, seed);
     tracing::debug!(elapsed = ?started.elapsed(), "data generated");
-    store
+    let replaced = store
         .replace_all(&data.movies, &data.authors, &data.reviews, progress)
-        .await?;
-    tracing::debug!(elapsed = ?started.elapsed(), "committed");
+        .await;
     store.close().await;
-    tracing::debug!(elapsed = ?started.elapsed(), "closed");
+    replaced?;
+    tracing::debug!(elapsed = ?started.elapsed(), "committed and closed");
     Ok(Size {
         movies: data.movies.len(),
         authors: data.authors.len(),

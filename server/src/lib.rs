@@ -3,10 +3,10 @@
 //!
 //! # Layout
 //!
-//! - [`commands`]: what each command does ([`run`]), and opening the database.
+//! - [`commands`]: what each command does ([`commands::run`]), and opening the database.
 //! - [`cli`]: the command line.
 //! - [`stdio`] and [`http`]: the two transports; `http` checks tokens through [`auth`].
-//! - [`serve`]: the rmcp `ServerHandler` ([`MovieReviews`]) the transports serve.
+//! - [`serve`]: the rmcp `ServerHandler` ([`serve::MovieReviews`]) the transports serve.
 //! - [`tools`]: one module per tool, and the one list of them.
 //! - [`model`]: what the tools return, as clients see it.
 //! - the store is the crate `store`: the only code that knows SQL, and its backends.
@@ -29,7 +29,3 @@ mod progress;
 pub mod serve;
 pub mod stdio;
 pub mod tools;
-
-pub use commands::{open_or_create, run, seed_database};
-pub use error::Error;
-pub use serve::MovieReviews;

@@ -92,7 +92,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let code = match runtime.block_on(movie_reviews_mcp::run(cli, toolbox)) {
+    let code = match runtime.block_on(movie_reviews_mcp::commands::run(cli, toolbox)) {
         Ok(code) => code,
         Err(error) => {
             eprintln!("movie-reviews-mcp: {error}");

@@ -222,8 +222,8 @@ mod tests {
         let every = Tools::every().unwrap();
         assert_eq!(
             instructions(every.served()),
-            "Movie reviews: search movies (movies_search), read a movie with all its reviews \
-             (movies_get), search authors (authors_search), list reviews (reviews_list), write \
+            "Movie reviews: search movies (movies_search), search authors (authors_search), \
+             read a movie with all its reviews (movies_get), list reviews (reviews_list), write \
              a review or change its stars (reviews_write), and delete a review (reviews_delete). \
              Ids come from the search and list tools. Lists come a page at a time: pass a page's \
              nextOffset as offset to get the next. Deleting is permanent: confirm with the user \

@@ -131,7 +131,7 @@ fn a_different_seed_gives_different_data() {
 
 /// `tools` prints one JSON object holding every tool, and nothing else on stdout.
 #[test]
-fn tools_prints_the_six_tools() {
+fn tools_prints_every_tool() {
     let dir = TempDir::new("tools");
     let mut command = command(dir.path());
     command.arg("tools");

@@ -105,7 +105,7 @@ fn one_connection(url: &str) -> Database {
 }
 
 async fn open(database: Database) -> Store {
-    movie_reviews_mcp::open_or_create(&database)
+    movie_reviews_mcp::commands::open_or_create(&database)
         .await
         .expect("the store opens and fills the demo data")
 }

@@ -7,8 +7,7 @@
 //! - a server whose database cannot be reached at start-up exits with an error, soon, naming
 //!   the host and the database but never the password.
 //!
-//! The test that needs PostgreSQL skips when it is not installed (the cluster module says so
-//! loudly, and fails under CI).
+//! The test that needs PostgreSQL is marked ignored where it is not installed (outside CI).
 
 use std::ffi::OsStr;
 use std::path::Path;

@@ -30,7 +30,7 @@ async fn postgres_refuses_writes_in_the_database() {
 }
 
 async fn writes_are_refused_and_reads_go_on(database: &Database) {
-    let store: Store = movie_reviews_mcp::open_or_create(database)
+    let store: Store = movie_reviews_mcp::commands::open_or_create(database)
         .await
         .expect("the store opens and fills the demo data");
     let everything = ReviewFilter::default();

@@ -64,8 +64,8 @@ fn a_selection_that_names_no_tool_or_a_writing_one_stops_the_server_before_the_d
         ),
         (
             vec!["--tools", "everything"],
-            "no tool is named `everything`; the tools are movies_search, movies_get, \
-             authors_search, reviews_list, reviews_write and reviews_delete",
+            "no tool is named `everything`; the tools are movies_search, authors_search, \
+             movies_get, reviews_list, reviews_write and reviews_delete",
         ),
         (
             vec!["--read-only", "--tools", "movies_get,reviews_delete"],

@@ -215,7 +215,7 @@ pub fn http_client() -> reqwest::Client {
 }
 
 /// A raw connection to the server, for requests no HTTP client would send.
-pub async fn connect(port: u16) -> tokio::net::TcpStream {
+pub async fn raw_connection(port: u16) -> tokio::net::TcpStream {
     tokio::net::TcpStream::connect(("127.0.0.1", port))
         .await
         .expect("connect to the server")

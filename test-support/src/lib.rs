@@ -1,14 +1,15 @@
-//! What the tests share, and only the tests (every package takes it as a dev-dependency):
+//! What the tests share, and only the tests (the packages with tests of the server take it as a
+//! dev-dependency):
 //!
-//! - [`binary`]: the built server run as an MCP server over stdio, and as a command to its end;
-//!   with [`session`] (an initialized stdio session) and [`http_server`] (the server over HTTP,
-//!   its clients and tokens);
+//! - [`binary`]: the built server, found and run as a command to its end; with
+//!   [`stdio_server`] (it serving MCP over stdio), [`session`] (an initialized stdio session)
+//!   and [`http_server`] (it serving over HTTP, its clients and tokens);
 //! - [`in_process`]: a real rmcp client connected to a server running in the test's own process;
 //! - [`jwt`]: signing keys, JWTs and a JWKS provider;
 //! - [`postgres_cluster`]: a throwaway PostgreSQL server, started once per test process.
 //!
-//! The items of `binary`, `session` and `http_server` are also at the crate's root, as the
-//! tests of the binary name them.
+//! The items of `binary`, `stdio_server`, `session` and `http_server` are also at the crate's
+//! root, as the tests of the binary name them.
 
 #![forbid(unsafe_code)]
 
@@ -18,7 +19,11 @@ pub mod in_process;
 pub mod jwt;
 pub mod postgres_cluster;
 pub mod session;
+pub mod stdio_server;
 
 pub use binary::*;
-pub use http_server::{HttpServer, bearer, connect, http_client, http_command, mint, read_answer};
+pub use http_server::{
+    HttpServer, bearer, http_client, http_command, mint, raw_connection, read_answer,
+};
 pub use session::{Session, structured, unexpected_reference};
+pub use stdio_server::Server;

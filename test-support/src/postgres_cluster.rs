@@ -159,8 +159,8 @@ impl Cluster {
             return Err("PostgreSQL is not installed: no initdb on PATH or in \
                         /usr/lib/postgresql/*/bin (install Debian's postgresql package: \
                         apt-get install postgresql). Outside CI the build marks the PostgreSQL \
-                        tests ignored where it is missing; if it was installed after the build \
-                        and removed since, build again"
+                        tests ignored where it is missing; if it was installed when the tests \
+                        were built and removed since, build them again"
                 .to_owned());
         };
         let tool = |name: &str| {

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::binary::{EXIT_TIMEOUT, Server, text_of};
+use crate::binary::{EXIT_TIMEOUT, text_of};
+use crate::stdio_server::Server;
 
 /// An initialized MCP session with a server process, numbering its requests.
 pub struct Session {

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use jsonschema::Validator;
-use movie_reviews_mcp::MovieReviews;
 use movie_reviews_mcp::demo::Size;
+use movie_reviews_mcp::serve::MovieReviews;
 use movie_reviews_mcp::tools::Tools;
 use rmcp::RoleClient;
 use rmcp::model::CallToolRequestParams;
@@ -19,9 +19,8 @@ use test_support::in_process::{connect, output_schemas};
 use test_support::postgres_cluster;
 use uuid::Uuid;
 
-/// A store backend the suite runs on. A new backend is one more variant here, with its arms in
-/// [`Backend::new_database`] and [`Backend::is_available`], and one more module in
-/// `on_every_backend!` (main.rs).
+/// A store backend the suite runs on. A new backend is one more variant here, with its arm in
+/// [`Backend::new_database`], and one more module in `on_every_backend!` (main.rs).
 #[derive(Clone, Copy, Debug)]
 pub enum Backend {
     /// A SQLite file in a temporary folder.
@@ -72,7 +71,7 @@ pub struct Guard {
 /// as the `seed` command does: through a store of its own, so a running server sees another
 /// process write.
 pub async fn seed_demo(database: &Database, size: Size, seed: u64) {
-    movie_reviews_mcp::seed_database(database, size, seed, &mut |_, _, _| {})
+    movie_reviews_mcp::commands::seed_database(database, size, seed, &mut |_, _, _| {})
         .await
         .unwrap();
 }
@@ -117,7 +116,9 @@ impl Client {
     /// A server on a new database of `backend`, which it fills with the demo set as it starts.
     pub async fn demo(backend: Backend) -> Client {
         let (database, guard) = backend.new_database("demo.db");
-        let store = movie_reviews_mcp::open_or_create(&database).await.unwrap();
+        let store = movie_reviews_mcp::commands::open_or_create(&database)
+            .await
+            .unwrap();
         Client::serving(store, guard).await
     }
 

@@ -21,7 +21,7 @@
 //! on a throwaway server the tests start, see `test_support::postgres_cluster`; where
 //! PostgreSQL is not installed, its tests are marked ignored, except under CI). Adding a backend is
 //! one more variant of `Backend` (client.rs), with the way to make a new database of it, and one
-//! more line in `on_every_backend!` below.
+//! more module in `on_every_backend!` below.
 //!
 //! The tests in `sqlite` are not part of the suite: they check the SQLite backend's own
 //! mechanics with SQL of their own, and run on SQLite only.

@@ -386,7 +386,7 @@ async fn a_database_written_by_hand_reads_as_one_loaded_with_the_same_data() {
 #[tokio::test]
 async fn search_finds_exactly_what_contains_the_term_after_rows_are_added_by_hand() {
     let (path, guard) = new_sqlite_file("demo.db");
-    let store = movie_reviews_mcp::open_or_create(&Database::Sqlite(path.clone()))
+    let store = movie_reviews_mcp::commands::open_or_create(&Database::Sqlite(path.clone()))
         .await
         .unwrap();
     // Both sort before every row of the demo set, so neither follows its order.
@@ -482,7 +482,7 @@ async fn seeding_over_a_used_database_leaves_the_schema_of_a_new_one() {
         .review_the_first_movie(5)
         .await;
     let mut stages = Vec::new();
-    movie_reviews_mcp::seed_database(
+    movie_reviews_mcp::commands::seed_database(
         &Database::Sqlite(used.clone()),
         size,
         5,

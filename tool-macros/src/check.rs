@@ -175,7 +175,7 @@ fn check_tool_name(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
 /// a few words without a full stop, like `search movies`.
 fn check_ability(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
     let ability = setting.value.value();
-    let trimmed = ability.trim().trim_end_matches('.');
+    let trimmed = ability.trim().trim_end_matches('.').trim_end();
     if trimmed.is_empty() {
         cx.error_spanned_by(
             &setting.value,

@@ -59,12 +59,14 @@ impl Exists<Review> for Store {
     }
 }
 
-/// The one list of the server's tools: a new tool is a module and a line here.
+/// The one list of the server's tools, in the order the server's instructions name them
+/// (`tools/list` is in name order): a new tool is a module and a line here, with its question on
+/// the store and its tests.
 pub fn toolbox() -> Toolbox<Store> {
     Toolbox::new()
         .tool::<MoviesSearch>()
-        .tool::<MoviesGet>()
         .tool::<AuthorsSearch>()
+        .tool::<MoviesGet>()
         .tool::<ReviewsList>()
         .tool::<ReviewsWrite>()
         .tool::<ReviewsDelete>()
@@ -143,6 +145,18 @@ mod tests {
             assert_eq!(spec.scope, Some(needed), "{}", spec.name);
         }
         assert_eq!(tools.declared().scopes(), ["reviews.read", "reviews.write"]);
+    }
+
+    #[test]
+    fn the_tools_a_not_found_answer_names_are_the_servers() {
+        let tools = Tools::every().unwrap();
+        let listers = [Movie::LISTED_BY, Author::LISTED_BY, Review::LISTED_BY];
+        for name in listers.concat() {
+            assert!(
+                tools.declared().get(name).is_some(),
+                "no tool is named {name}"
+            );
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
 
-use test_support::{EXIT_TIMEOUT, HttpServer, TempDir, connect, http_client, read_answer};
+use test_support::{EXIT_TIMEOUT, HttpServer, TempDir, http_client, raw_connection, read_answer};
 
 /// A client that sends slowly holds a connection only so long, and an idle one not at all when
 /// someone else needs it: with one connection allowed, a head that never ends is closed at its
@@ -31,7 +31,7 @@ async fn slow_clients_are_cut_off_and_idle_ones_give_way() {
     );
     let half_head = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n";
     let started = Instant::now();
-    let mut slow = connect(server.port).await;
+    let mut slow = raw_connection(server.port).await;
     slow.write_all(half_head).await.unwrap();
     let answer = read_answer(&mut slow).await;
     assert!(
@@ -45,7 +45,7 @@ async fn slow_clients_are_cut_off_and_idle_ones_give_way() {
     );
 
     let started = Instant::now();
-    let mut slow = connect(server.port).await;
+    let mut slow = raw_connection(server.port).await;
     slow.write_all(half_head).await.unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
     let health = http_client()
@@ -62,7 +62,7 @@ async fn slow_clients_are_cut_off_and_idle_ones_give_way() {
     );
     drop(health);
 
-    let mut slow = connect(server.port).await;
+    let mut slow = raw_connection(server.port).await;
     slow.write_all(
         b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
           Content-Length: 100\r\n\r\n{\"jsonrpc\":",
@@ -90,7 +90,7 @@ async fn a_call_in_flight_at_sigterm_gets_its_answer_then_the_server_exits_0() {
     })
     .to_string();
     let (first, rest) = body.split_at(body.len() / 2);
-    let mut connection = connect(server.port).await;
+    let mut connection = raw_connection(server.port).await;
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{first}",

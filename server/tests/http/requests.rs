@@ -4,7 +4,7 @@
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
 
-use test_support::{HttpServer, TempDir, bearer, connect, http_client, mint, read_answer};
+use test_support::{HttpServer, TempDir, bearer, http_client, mint, raw_connection, read_answer};
 
 use crate::{first_author, first_movie, review_count, write_call, www_authenticate};
 
@@ -109,7 +109,7 @@ async fn the_metadata_healthz_hosts_origins_and_body_limit() {
         chunked.push_str(&format!("{:x}\r\n{chunk}\r\n", chunk.len()));
     }
     chunked.push_str("0\r\n\r\n");
-    let mut connection = connect(server.port).await;
+    let mut connection = raw_connection(server.port).await;
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {writer}\r\n\
          Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
@@ -226,7 +226,7 @@ async fn hosts_and_origins_are_read_strictly() {
     ];
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
     for (case, target, headers, status) in cases {
-        let mut connection = connect(port).await;
+        let mut connection = raw_connection(port).await;
         let request = format!(
             "POST {target} HTTP/1.1\r\n{headers}Content-Type: application/json\r\n\
              Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\

@@ -153,8 +153,10 @@ async fn a_malformed_envelope_keeps_its_id_and_a_deep_argument_is_a_broken_rule(
 async fn the_http_server_runs_in_process_until_its_shutdown_completes() {
     use clap::Parser;
     use movie_reviews_mcp::cli::Cli;
+    use movie_reviews_mcp::commands::open_or_create;
+    use movie_reviews_mcp::http;
+    use movie_reviews_mcp::serve::MovieReviews;
     use movie_reviews_mcp::tools::Tools;
-    use movie_reviews_mcp::{MovieReviews, http, open_or_create};
     use store::Database;
 
     let dir = TempDir::new("http-in-process");

@@ -3,8 +3,6 @@
 //! nothing, malformed JSON-RPC envelopes, the database file deleted, replaced or damaged, and
 //! stored values the tools' contract cannot hold.
 
-// Each test binary uses a different subset of the shared harness.
-
 mod database_file;
 mod flood;
 mod full_disk;

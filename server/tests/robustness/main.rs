@@ -25,8 +25,6 @@
 //! `ROBUSTNESS_SEED` to replay one. `--nocapture` shows the figures (peak memory, writes
 //! checked, cycles survived).
 
-// Each test binary uses a different subset of the shared harness.
-
 mod crashes;
 mod failures;
 mod hostile_input;
