@@ -1,5 +1,5 @@
-//! Parsing `#[tool(...)]` and `#[arg(...)]` into raw settings, each remembering where it was
-//! written. This stage knows the grammar only: unknown keys, duplicated keys and malformed values
+//! Parsing `#[tool(...)]` and `#[arg(...)]` into raw settings (`setting`), each remembering
+//! where it was written. This stage knows the grammar only: unknown keys, duplicated keys and malformed values
 //! are reported here; whether the settings make sense together is `check`'s business.
 //!
 //! A bad key or value is reported and skipped, and parsing carries on with the next key, so one
@@ -9,82 +9,12 @@ use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parse;
-use syn::{Attribute, Ident, LitBool, LitInt, LitStr, Token};
+use syn::{Attribute, Ident, LitBool, LitStr, Token};
 
 use crate::ctxt::Ctxt;
 use crate::rule;
+use crate::setting::{Literal, Setting, Slot, report_duplicate};
 use crate::symbol::*;
-
-/// A setting as written: the key (for errors about the key) and the value's tokens (for errors
-/// about the value).
-pub struct Setting<T> {
-    pub key: Ident,
-    pub tokens: TokenStream,
-    pub value: T,
-}
-
-impl<T> Setting<T> {
-    /// Where the value was written, for errors about it.
-    pub fn value_span(&self) -> TokenStream {
-        if self.tokens.is_empty() {
-            self.key.to_token_stream()
-        } else {
-            self.tokens.clone()
-        }
-    }
-}
-
-/// A key that may be set at most once.
-pub struct Slot<T> {
-    setting: Option<Setting<T>>,
-    /// The key was written, even if its value was malformed (and reported): it is not missing.
-    written: bool,
-}
-
-impl<T> Default for Slot<T> {
-    fn default() -> Self {
-        Slot {
-            setting: None,
-            written: false,
-        }
-    }
-}
-
-impl<T> Slot<T> {
-    fn set(&mut self, cx: &mut Ctxt, attr: &str, setting: Setting<T>) {
-        if self.setting.is_some() {
-            report_duplicate(cx, attr, &setting.key);
-        } else {
-            self.setting = Some(setting);
-        }
-    }
-
-    pub fn get(&self) -> Option<&Setting<T>> {
-        self.setting.as_ref()
-    }
-
-    pub fn value(&self) -> Option<&T> {
-        self.setting.as_ref().map(|setting| &setting.value)
-    }
-
-    /// The key was never written (a malformed value was written, and already reported).
-    pub fn missing(&self) -> bool {
-        !self.written
-    }
-
-    /// A misspelling of the key was written, and reported with it as the suggestion: reporting
-    /// the key as missing too would be a second error for one mistake.
-    fn meant(&mut self) {
-        self.written = true;
-    }
-}
-
-fn report_duplicate(cx: &mut Ctxt, attr: &str, key: &Ident) {
-    cx.error_spanned_by(
-        key,
-        format!("duplicate #[{attr}] key `{key}`; state it once"),
-    );
-}
 
 /// What `#[tool(...)]` said.
 #[derive(Default)]
@@ -108,17 +38,17 @@ impl ToolAttrs {
     /// Marks `key` as written: a misspelling of it was reported with it as the suggestion.
     fn meant(&mut self, key: &str) {
         match key {
-            NAME => self.name.meant(),
-            TITLE => self.title.meant(),
-            DESCRIPTION => self.description.meant(),
-            OUTPUT => self.output.meant(),
-            READ_ONLY => self.read_only.meant(),
-            DESTRUCTIVE => self.destructive.meant(),
-            IDEMPOTENT => self.idempotent.meant(),
-            OPEN_WORLD => self.open_world.meant(),
-            SCOPE => self.scope.meant(),
-            ABILITY => self.ability.meant(),
-            CAUTION => self.caution.meant(),
+            NAME => self.name.mark_written(),
+            TITLE => self.title.mark_written(),
+            DESCRIPTION => self.description.mark_written(),
+            OUTPUT => self.output.mark_written(),
+            READ_ONLY => self.read_only.mark_written(),
+            DESTRUCTIVE => self.destructive.mark_written(),
+            IDEMPOTENT => self.idempotent.mark_written(),
+            OPEN_WORLD => self.open_world.mark_written(),
+            SCOPE => self.scope.mark_written(),
+            ABILITY => self.ability.mark_written(),
+            CAUTION => self.caution.mark_written(),
             _ => {}
         }
     }
@@ -135,46 +65,6 @@ pub struct ArgAttrs {
     pub required_unless: Slot<Ident>,
     pub ignored_with: Slot<Ident>,
     pub rename: Slot<LitStr>,
-}
-
-/// A literal value (`10`, `-1`, `false`, `"title"`), before it is checked against what its key
-/// and the field's type need.
-pub enum Literal {
-    Integer(i128),
-    Boolean(bool),
-    String(String),
-    /// An integer with a type suffix (`10usize`), refused.
-    Suffixed(LitInt),
-    Other,
-}
-
-impl Parse for Literal {
-    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
-        let negative = input.parse::<Option<Token![-]>>()?.is_some();
-        Ok(match input.parse::<syn::Lit>()? {
-            syn::Lit::Int(int) if !int.suffix().is_empty() => Literal::Suffixed(int),
-            syn::Lit::Int(int) => {
-                let value = int.base10_parse::<i128>()?;
-                Literal::Integer(if negative { -value } else { value })
-            }
-            syn::Lit::Bool(flag) if !negative => Literal::Boolean(flag.value),
-            syn::Lit::Str(text) if !negative => Literal::String(text.value()),
-            _ => Literal::Other,
-        })
-    }
-}
-
-/// Reports an integer literal written with a type suffix (`10usize`, `1u8`): the field's type is
-/// the number's type, and a suffix that says otherwise would be ignored.
-pub fn report_suffix(cx: &mut Ctxt, int: &LitInt) {
-    cx.error_spanned_by(
-        int,
-        format!(
-            "write the number without a type suffix, `{}` rather than `{int}`: the field's type \
-             is the number's type",
-            int.base10_digits()
-        ),
-    );
 }
 
 pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
@@ -357,7 +247,7 @@ fn hint(
     key: Ident,
     slot: &mut Slot<bool>,
 ) -> syn::Result<()> {
-    slot.written = true;
+    slot.mark_written();
     let setting = if meta.input.peek(Token![=]) {
         let example = format!("{key} = true` or `{key} = false");
         match value::<LitBool>(cx, meta, &key, &example)? {
@@ -387,7 +277,7 @@ fn output(
     key: Ident,
     slot: &mut Slot<syn::Type>,
 ) -> syn::Result<()> {
-    slot.written = true;
+    slot.mark_written();
     let mut malformed = Ctxt::default();
     let setting = value(&mut malformed, meta, &key, "output = MyOutputType")?;
     let setting = match (setting, malformed.check()) {
@@ -428,7 +318,7 @@ fn fill<T: Parse>(
     attr: &str,
     slot: &mut Slot<T>,
 ) -> syn::Result<()> {
-    slot.written = true;
+    slot.mark_written();
     if let Some(setting) = value(cx, meta, &key, example)? {
         slot.set(cx, attr, setting);
     }

@@ -7,9 +7,10 @@ mod args;
 use quote::ToTokens;
 
 use crate::ast::{Input, has_unreadable_doc};
-use crate::attr::{Setting, error_type};
+use crate::attr::error_type;
 use crate::ctxt::Ctxt;
 use crate::model::{Hints, Model};
+use crate::setting::Setting;
 use args::check_args;
 
 /// MCP tool names: 1 to 128 of `A-Z a-z 0-9 _ - .`.
@@ -101,7 +102,7 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
         )),
     };
 
-    let hint = |cx: &mut Ctxt, slot: &crate::attr::Slot<bool>, key: &str| match slot.value() {
+    let hint = |cx: &mut Ctxt, slot: &crate::setting::Slot<bool>, key: &str| match slot.value() {
         Some(value) => *value,
         None => {
             missing(

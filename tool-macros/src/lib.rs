@@ -16,6 +16,7 @@ mod ctxt;
 mod expand;
 mod model;
 mod rule;
+mod setting;
 mod symbol;
 
 use proc_macro::TokenStream;

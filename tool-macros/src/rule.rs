@@ -13,9 +13,9 @@ mod range;
 use proc_macro2::TokenStream;
 
 use crate::ast::Base;
-use crate::attr::{Literal, Setting, report_suffix};
 use crate::ctxt::Ctxt;
 use crate::model::DefaultValue;
+use crate::setting::{Literal, Setting, report_suffix};
 
 /// Every rule, in the order a call checks them.
 pub const RULES: &[&dyn Rule] = &[&range::Range, &length::Length];

@@ -6,11 +6,11 @@ use quote::ToTokens;
 
 use super::MAX_NAME_CHARS;
 use crate::ast::{ArgType, Base, Field};
-use crate::attr::{Literal, Setting, report_suffix};
 use crate::case;
 use crate::ctxt::Ctxt;
 use crate::model::{Arg, DefaultValue, Kind, Presence};
 use crate::rule::{self, Checked, RULES, Written};
+use crate::setting::{Literal, Setting, report_suffix};
 
 /// A name a client sends an argument under: a letter, then letters, digits, `_` or `-`, so that it
 /// reads the same in every client's code, in the schema and in a message that names it.

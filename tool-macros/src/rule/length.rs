@@ -5,9 +5,9 @@ use quote::quote;
 
 use super::{Checked, Key, Rule, Written};
 use crate::ast::Base;
-use crate::attr::Setting;
 use crate::ctxt::Ctxt;
 use crate::model::DefaultValue;
+use crate::setting::Setting;
 
 pub struct Length;
 

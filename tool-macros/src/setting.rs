@@ -1,0 +1,124 @@
+//! What a key of `#[tool(...)]` or `#[arg(...)]` was set to, as every stage sees it: a
+//! [`Setting`] remembers where it was written, a [`Slot`] holds a key that may be set once, and a
+//! [`Literal`] is a value before its key and its field's type say what it must be. A leaf: the
+//! parser (`attr`) fills these, and the checks and the rules read them.
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::parse::Parse;
+use syn::{Ident, LitInt, Token};
+
+use crate::ctxt::Ctxt;
+
+/// A setting as written: the key (for errors about the key) and the value's tokens (for errors
+/// about the value).
+pub struct Setting<T> {
+    pub key: Ident,
+    pub tokens: TokenStream,
+    pub value: T,
+}
+
+impl<T> Setting<T> {
+    /// Where the value was written, for errors about it.
+    pub fn value_span(&self) -> TokenStream {
+        if self.tokens.is_empty() {
+            self.key.to_token_stream()
+        } else {
+            self.tokens.clone()
+        }
+    }
+}
+
+/// A key that may be set at most once.
+pub struct Slot<T> {
+    setting: Option<Setting<T>>,
+    /// The key was written, even if its value was malformed (and reported): it is not missing.
+    written: bool,
+}
+
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Slot {
+            setting: None,
+            written: false,
+        }
+    }
+}
+
+impl<T> Slot<T> {
+    pub fn set(&mut self, cx: &mut Ctxt, attr: &str, setting: Setting<T>) {
+        if self.setting.is_some() {
+            report_duplicate(cx, attr, &setting.key);
+        } else {
+            self.setting = Some(setting);
+        }
+    }
+
+    pub fn get(&self) -> Option<&Setting<T>> {
+        self.setting.as_ref()
+    }
+
+    pub fn value(&self) -> Option<&T> {
+        self.setting.as_ref().map(|setting| &setting.value)
+    }
+
+    /// The key was never written (a malformed value was written, and already reported).
+    pub fn missing(&self) -> bool {
+        !self.written
+    }
+
+    /// Marks the key as written, even when its value is malformed, or when a misspelling of it
+    /// was written and reported with it as the suggestion: reporting the key as missing too
+    /// would be a second error for one mistake.
+    pub fn mark_written(&mut self) {
+        self.written = true;
+    }
+}
+
+/// Reports a key set twice, on its second occurrence.
+pub fn report_duplicate(cx: &mut Ctxt, attr: &str, key: &Ident) {
+    cx.error_spanned_by(
+        key,
+        format!("duplicate #[{attr}] key `{key}`; state it once"),
+    );
+}
+
+/// A literal value (`10`, `-1`, `false`, `"title"`), before it is checked against what its key
+/// and the field's type need.
+pub enum Literal {
+    Integer(i128),
+    Boolean(bool),
+    String(String),
+    /// An integer with a type suffix (`10usize`), refused.
+    Suffixed(LitInt),
+    Other,
+}
+
+impl Parse for Literal {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        let negative = input.parse::<Option<Token![-]>>()?.is_some();
+        Ok(match input.parse::<syn::Lit>()? {
+            syn::Lit::Int(int) if !int.suffix().is_empty() => Literal::Suffixed(int),
+            syn::Lit::Int(int) => {
+                let value = int.base10_parse::<i128>()?;
+                Literal::Integer(if negative { -value } else { value })
+            }
+            syn::Lit::Bool(flag) if !negative => Literal::Boolean(flag.value),
+            syn::Lit::Str(text) if !negative => Literal::String(text.value()),
+            _ => Literal::Other,
+        })
+    }
+}
+
+/// Reports an integer literal written with a type suffix (`10usize`, `1u8`): the field's type is
+/// the number's type, and a suffix that says otherwise would be ignored.
+pub fn report_suffix(cx: &mut Ctxt, int: &LitInt) {
+    cx.error_spanned_by(
+        int,
+        format!(
+            "write the number without a type suffix, `{}` rather than `{int}`: the field's type \
+             is the number's type",
+            int.base10_digits()
+        ),
+    );
+}
