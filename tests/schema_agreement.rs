@@ -93,6 +93,16 @@ struct Numbers {
     offset: u32,
     /// Any `i32`, or none.
     level: Option<i32>,
+    /// Any `i8`.
+    tiny: i8,
+    /// From -1000 to any `i16`.
+    #[arg(min = -1000)]
+    small: i16,
+    /// At most 200, 5 when left out.
+    #[arg(max = 200, default = 5)]
+    byte: u8,
+    /// Any `u16`, or none.
+    port: Option<u16>,
 }
 
 /// A required and an optional UUID.

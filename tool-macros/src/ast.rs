@@ -36,8 +36,12 @@ pub struct ArgType {
 pub enum Base {
     String,
     Bool,
+    I8,
+    I16,
     I32,
     I64,
+    U8,
+    U16,
     U32,
     U64,
     Uuid,
@@ -48,8 +52,12 @@ impl Base {
         Some(match ident.to_string().as_str() {
             "String" => Base::String,
             "bool" => Base::Bool,
+            "i8" => Base::I8,
+            "i16" => Base::I16,
             "i32" => Base::I32,
             "i64" => Base::I64,
+            "u8" => Base::U8,
+            "u16" => Base::U16,
             "u32" => Base::U32,
             "u64" => Base::U64,
             "Uuid" => Base::Uuid,
@@ -62,8 +70,12 @@ impl Base {
         match self {
             Base::String => "String",
             Base::Bool => "bool",
+            Base::I8 => "i8",
+            Base::I16 => "i16",
             Base::I32 => "i32",
             Base::I64 => "i64",
+            Base::U8 => "u8",
+            Base::U16 => "u16",
             Base::U32 => "u32",
             Base::U64 => "u64",
             Base::Uuid => "Uuid",
@@ -73,8 +85,12 @@ impl Base {
     /// The smallest and largest value of an integer type.
     pub fn integer_range(self) -> Option<(i128, i128)> {
         Some(match self {
+            Base::I8 => (i8::MIN.into(), i8::MAX.into()),
+            Base::I16 => (i16::MIN.into(), i16::MAX.into()),
             Base::I32 => (i32::MIN.into(), i32::MAX.into()),
             Base::I64 => (i64::MIN.into(), i64::MAX.into()),
+            Base::U8 => (0, u8::MAX.into()),
+            Base::U16 => (0, u16::MAX.into()),
             Base::U32 => (0, u32::MAX.into()),
             Base::U64 => (0, u64::MAX.into()),
             Base::String | Base::Bool | Base::Uuid => return None,
@@ -82,7 +98,8 @@ impl Base {
     }
 }
 
-const SUPPORTED_TYPES: &str = "String, bool, i32, i64, u32, u64, Uuid, or Option of one of them";
+const SUPPORTED_TYPES: &str =
+    "String, bool, i8, i16, i32, i64, u8, u16, u32, u64, Uuid, or Option of one of them";
 
 impl<'a> Input<'a> {
     /// Reads the declaration; `None` when it is not a struct with named fields (reported).

@@ -54,7 +54,8 @@ impl Values {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a type a tool argument can have",
     label = "not an argument type",
-    note = "an argument is a `String`, `bool`, `i32`, `i64`, `u32`, `u64` or `toolkit::Uuid`, or \
+    note = "an argument is a `String`, `bool`, an integer (`i8` to `i64`, `u8` to `u64`) or \
+            `toolkit::Uuid`, or \
             an `Option` of one; an id must be `toolkit::Uuid`, the `uuid` crate's"
 )]
 pub trait FromArg: Sized {
@@ -102,7 +103,7 @@ macro_rules! integer_from_arg {
     )*};
 }
 
-integer_from_arg!(i32, i64, u32, u64);
+integer_from_arg!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 impl<T: FromArg> FromArg for Option<T> {
     fn from_arg(value: Option<ArgValue>) -> Option<Self> {

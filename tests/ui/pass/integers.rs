@@ -20,6 +20,12 @@ pub struct Integers {
     pub at_most: i64,
     pub anything: i64,
     pub maybe: Option<u32>,
+    pub tiny: i8,
+    #[arg(min = -1000)]
+    pub small: i16,
+    #[arg(max = 200, default = 5)]
+    pub byte: u8,
+    pub port: Option<u16>,
 }
 
 fn main() {
@@ -33,6 +39,10 @@ fn main() {
         Some(&Range { min: i64::MIN.into(), max: 100 }),
         Some(&Range { min: i64::MIN.into(), max: i64::MAX.into() }),
         Some(&Range { min: 0, max: u32::MAX.into() }),
+        Some(&Range { min: i8::MIN.into(), max: i8::MAX.into() }),
+        Some(&Range { min: -1000, max: i16::MAX.into() }),
+        Some(&Range { min: 0, max: 200 }),
+        Some(&Range { min: 0, max: u16::MAX.into() }),
     ]);
     let presence: Vec<Presence> = Integers::SPEC.args.iter().map(|arg| arg.presence).collect();
     assert_eq!(presence, [
@@ -41,6 +51,10 @@ fn main() {
         Presence::Required,
         Presence::Required,
         Presence::Required,
+        Presence::Optional,
+        Presence::Required,
+        Presence::Required,
+        Presence::Default(DefaultValue::Integer(5)),
         Presence::Optional,
     ]);
 }

@@ -66,7 +66,14 @@ fn check_arg<'a>(cx: &mut Ctxt, fields: &[Field<'a>], field: &Field<'a>) -> Opti
         Base::String => Kind::String,
         Base::Bool => Kind::Boolean,
         Base::Uuid => Kind::Uuid,
-        Base::I32 | Base::I64 | Base::U32 | Base::U64 => Kind::Integer,
+        Base::I8
+        | Base::I16
+        | Base::I32
+        | Base::I64
+        | Base::U8
+        | Base::U16
+        | Base::U32
+        | Base::U64 => Kind::Integer,
     };
     let written = Written::new(&attrs.rules);
     let rules: Vec<Box<dyn Checked>> = RULES
