@@ -10,7 +10,7 @@ use crate::ast::{Input, has_unreadable_doc};
 use crate::attr::error_type;
 use crate::ctxt::Ctxt;
 use crate::model::{Hints, Model};
-use crate::setting::Setting;
+use crate::setting::{Setting, Slot};
 use args::check_args;
 
 /// MCP tool names: 1 to 128 of `A-Z a-z 0-9 _ - .`.
@@ -24,52 +24,104 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
             "a tool struct cannot be generic: declare one concrete struct per tool",
         );
     }
-    let blame = match &input.attrs.attribute {
-        Some(attribute) => attribute.to_token_stream(),
-        None => original.ident.to_token_stream(),
-    };
-    let report_missing = input.attrs.attribute.is_some();
-    let missing = |cx: &mut Ctxt, written: bool, what: &str| {
-        if report_missing && !written {
-            cx.error_spanned_by(&blame, what);
-        }
-    };
-
+    let missing = Missing::new(input);
     let attrs = &input.attrs;
-    let name = match attrs.name.get() {
+    Model {
+        ident: &original.ident,
+        name: name(cx, input, &missing),
+        title: title(cx, input, &missing),
+        description: description(cx, input),
+        hints: hints(cx, input, &missing),
+        scope: attrs.scope.get().map(|setting| check_scope(cx, setting)),
+        ability: attrs
+            .ability
+            .get()
+            .map(|setting| check_ability(cx, setting)),
+        caution: attrs
+            .caution
+            .get()
+            .map(|setting| check_caution(cx, setting)),
+        output: output(input, &missing),
+        args: check_args(cx, &input.fields),
+    }
+}
+
+/// Where a missing `#[tool(...)]` key is reported: on the attribute, or, without one, on the
+/// struct's name, where the missing output type says what the whole attribute needs (and the
+/// other keys are not reported one by one).
+struct Missing {
+    blame: proc_macro2::TokenStream,
+    report: bool,
+}
+
+impl Missing {
+    fn new(input: &Input) -> Missing {
+        match &input.attrs.attribute {
+            Some(attribute) => Missing {
+                blame: attribute.to_token_stream(),
+                report: true,
+            },
+            None => Missing {
+                blame: input.original.ident.to_token_stream(),
+                report: false,
+            },
+        }
+    }
+
+    /// Reports `what` unless the key of `slot` was written (perhaps malformed, and reported).
+    fn report<T>(&self, cx: &mut Ctxt, slot: &Slot<T>, what: &str) {
+        if self.report && slot.missing() {
+            cx.error_spanned_by(&self.blame, what);
+        }
+    }
+}
+
+fn name(cx: &mut Ctxt, input: &Input, missing: &Missing) -> String {
+    let slot = &input.attrs.name;
+    match slot.get() {
         Some(setting) => check_tool_name(cx, setting),
         None => {
-            missing(
+            missing.report(
                 cx,
-                !attrs.name.missing(),
+                slot,
                 "missing `name = \"…\"` in #[tool(...)]: the tool's MCP name, like `name = \"movies_search\"`",
             );
             String::new()
         }
-    };
-    let title = match attrs.title.get() {
+    }
+}
+
+fn title(cx: &mut Ctxt, input: &Input, missing: &Missing) -> String {
+    let slot = &input.attrs.title;
+    match slot.get() {
         Some(setting) => non_empty(
             cx,
             setting,
             "a title cannot be empty: write what a person sees, like `title = \"Search movies\"`",
         ),
         None => {
-            missing(
+            missing.report(
                 cx,
-                !attrs.title.missing(),
+                slot,
                 "missing `title = \"…\"` in #[tool(...)]: the name a person sees, like `title = \"Search movies\"`",
             );
             String::new()
         }
-    };
-    let description = match (attrs.description.get(), &input.doc) {
+    }
+}
+
+/// `description = "…"`, else the doc comment; one of them is required.
+fn description(cx: &mut Ctxt, input: &Input) -> String {
+    let original = input.original;
+    let slot = &input.attrs.description;
+    match (slot.get(), &input.doc) {
         (Some(setting), _) => non_empty(
             cx,
             setting,
             "a description cannot be empty: say what the tool does and how to use it",
         ),
         (None, Some(doc)) => doc.clone(),
-        (None, None) if attrs.description.missing() && has_unreadable_doc(&original.attrs) => {
+        (None, None) if slot.missing() && has_unreadable_doc(&original.attrs) => {
             cx.error_spanned_by(
                 &original.ident,
                 "the macro cannot read a doc comment that another macro writes (`#[doc = concat!(…)]`, \
@@ -78,7 +130,7 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
             );
             String::new()
         }
-        (None, None) if attrs.description.missing() => {
+        (None, None) if slot.missing() => {
             cx.error_spanned_by(
                 &original.ident,
                 "a tool needs a description: add a `///` doc comment to the struct, or write `description = \"…\"` in #[tool(...)]",
@@ -86,28 +138,35 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
             String::new()
         }
         (None, None) => String::new(),
-    };
-    // Without an output type, the error is the type (as for a malformed one: see
-    // `attr::error_setting`), so that the user's `Run` impl adds no error of its own.
-    let output = match attrs.output.value() {
+    }
+}
+
+/// The output type. Without one, the error is the type (as for a malformed one: see
+/// `attr::error_setting`), so that the user's `Run` impl adds no error of its own.
+fn output(input: &Input, missing: &Missing) -> syn::Type {
+    match input.attrs.output.value() {
         Some(output) => output.clone(),
-        None if input.attrs.attribute.is_none() => error_type(syn::Error::new_spanned(
-            &blame,
+        None if !missing.report => error_type(syn::Error::new_spanned(
+            &missing.blame,
             "a tool needs #[tool(name = \"…\", title = \"…\", output = Type, read_only = …, \
              destructive = …, idempotent = …, open_world = …)]",
         )),
         None => error_type(syn::Error::new_spanned(
-            &blame,
+            &missing.blame,
             "missing `output = Type` in #[tool(...)]: the type a successful call returns",
         )),
-    };
+    }
+}
 
-    let hint = |cx: &mut Ctxt, slot: &crate::setting::Slot<bool>, key: &str| match slot.value() {
+/// The four hints, each stated, and a read-only tool not destructive.
+fn hints(cx: &mut Ctxt, input: &Input, missing: &Missing) -> Hints {
+    let attrs = &input.attrs;
+    let hint = |cx: &mut Ctxt, slot: &Slot<bool>, key: &str| match slot.value() {
         Some(value) => *value,
         None => {
-            missing(
+            missing.report(
                 cx,
-                !slot.missing(),
+                slot,
                 &format!(
                     "missing hint `{key}` in #[tool(...)]: every tool states it; write `{key} = true` or `{key} = false`"
                 ),
@@ -130,29 +189,7 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
             "a read-only tool cannot be destructive: write `destructive = false`, or drop `read_only`",
         );
     }
-
-    let scope = attrs.scope.get().map(|setting| check_scope(cx, setting));
-    let ability = attrs
-        .ability
-        .get()
-        .map(|setting| check_ability(cx, setting));
-    let caution = attrs
-        .caution
-        .get()
-        .map(|setting| check_caution(cx, setting));
-    let args = check_args(cx, &input.fields);
-    Model {
-        ident: &original.ident,
-        name,
-        title,
-        description,
-        hints,
-        scope,
-        ability,
-        caution,
-        output,
-        args,
-    }
+    hints
 }
 
 fn check_tool_name(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {

@@ -62,7 +62,36 @@ fn check_arg<'a>(cx: &mut Ctxt, fields: &[Field<'a>], field: &Field<'a>) -> Opti
         Some(setting) => check_wire_name(cx, setting),
         None => case::wire_name(&field.ident.to_string()),
     };
-    let kind = match arg_type.base {
+    let kind = kind_of(arg_type.base);
+    let written = Written::new(&attrs.rules);
+    let rules: Vec<Box<dyn Checked>> = RULES
+        .iter()
+        .filter_map(|rule| rule.check(cx, &written, arg_type.base))
+        .collect();
+    let required_unless = other_field(cx, fields, field, attrs.required_unless.get());
+    let ignored_with = other_field(cx, fields, field, attrs.ignored_with.get());
+    check_conditions(cx, fields, field, arg_type, required_unless, ignored_with);
+    let presence = check_presence(cx, field, arg_type, kind, &rules, required_unless);
+    check_exists(cx, field, arg_type);
+    let message = check_message(cx, field);
+    Some(Arg {
+        ident: field.ident,
+        ty: field.ty,
+        label: case::label(&wire_name),
+        wire_name,
+        description: field.doc.clone(),
+        kind,
+        rules,
+        presence,
+        message,
+        ignored_with,
+        exists: attrs.exists.value().cloned(),
+    })
+}
+
+/// The JSON type of an argument of type `base`.
+fn kind_of(base: Base) -> Kind {
+    match base {
         Base::String => Kind::String,
         Base::Bool => Kind::Boolean,
         Base::Uuid => Kind::Uuid,
@@ -74,14 +103,20 @@ fn check_arg<'a>(cx: &mut Ctxt, fields: &[Field<'a>], field: &Field<'a>) -> Opti
         | Base::U16
         | Base::U32
         | Base::U64 => Kind::Integer,
-    };
-    let written = Written::new(&attrs.rules);
-    let rules: Vec<Box<dyn Checked>> = RULES
-        .iter()
-        .filter_map(|rule| rule.check(cx, &written, arg_type.base))
-        .collect();
-    let required_unless = other_field(cx, fields, field, attrs.required_unless.get());
-    let ignored_with = other_field(cx, fields, field, attrs.ignored_with.get());
+    }
+}
+
+/// `required_unless` and `ignored_with` make sense: on an `Option` field, naming a field that a
+/// call may leave out (an `Option` without a default), found at the indexes given.
+fn check_conditions(
+    cx: &mut Ctxt,
+    fields: &[Field],
+    field: &Field,
+    arg_type: ArgType,
+    required_unless: Option<usize>,
+    ignored_with: Option<usize>,
+) {
+    let attrs = &field.attrs;
     for (setting, purpose) in [
         (attrs.required_unless.get(), "the argument may be left out"),
         (attrs.ignored_with.get(), "the tool sees `None`"),
@@ -133,22 +168,6 @@ fn check_arg<'a>(cx: &mut Ctxt, fields: &[Field<'a>], field: &Field<'a>) -> Opti
             ),
         );
     }
-    let presence = check_presence(cx, field, arg_type, kind, &rules, required_unless);
-    check_exists(cx, field, arg_type);
-    let message = check_message(cx, field);
-    Some(Arg {
-        ident: field.ident,
-        ty: field.ty,
-        label: case::label(&wire_name),
-        wire_name,
-        description: field.doc.clone(),
-        kind,
-        rules,
-        presence,
-        message,
-        ignored_with,
-        exists: attrs.exists.value().cloned(),
-    })
 }
 
 /// The index of the field another setting names (`required_unless = review_id`).
