@@ -17,89 +17,21 @@ pub struct Input<'a> {
 /// One argument field as written.
 pub struct Field<'a> {
     pub ident: &'a Ident,
-    pub ty: &'a Type,
-    /// `None` when the type is not one an argument can have (already reported).
-    pub arg_type: Option<ArgType>,
+    /// `None` when the type is one of the struct's own type parameters (the generic struct is
+    /// reported).
+    pub arg_type: Option<ArgType<'a>>,
     pub doc: Option<String>,
     pub attrs: ArgAttrs,
 }
 
-/// The Rust type of an argument.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct ArgType {
-    pub base: Base,
+/// The Rust type of an argument, as written: the macro does not judge it (the generated code
+/// requires `toolkit::Arg` of it), it only sees whether the field is an `Option`.
+#[derive(Clone, Copy)]
+pub struct ArgType<'a> {
+    /// The field's type, or the `T` of an `Option<T>` field.
+    pub ty: &'a Type,
     pub optional: bool,
 }
-
-/// The types an argument can have, inside an optional `Option`.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Base {
-    String,
-    Bool,
-    I8,
-    I16,
-    I32,
-    I64,
-    U8,
-    U16,
-    U32,
-    U64,
-    Uuid,
-}
-
-impl Base {
-    fn from_ident(ident: &Ident) -> Option<Base> {
-        Some(match ident.to_string().as_str() {
-            "String" => Base::String,
-            "bool" => Base::Bool,
-            "i8" => Base::I8,
-            "i16" => Base::I16,
-            "i32" => Base::I32,
-            "i64" => Base::I64,
-            "u8" => Base::U8,
-            "u16" => Base::U16,
-            "u32" => Base::U32,
-            "u64" => Base::U64,
-            "Uuid" => Base::Uuid,
-            _ => return None,
-        })
-    }
-
-    /// The type's name as a user writes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Base::String => "String",
-            Base::Bool => "bool",
-            Base::I8 => "i8",
-            Base::I16 => "i16",
-            Base::I32 => "i32",
-            Base::I64 => "i64",
-            Base::U8 => "u8",
-            Base::U16 => "u16",
-            Base::U32 => "u32",
-            Base::U64 => "u64",
-            Base::Uuid => "Uuid",
-        }
-    }
-
-    /// The smallest and largest value of an integer type.
-    pub fn integer_range(self) -> Option<(i128, i128)> {
-        Some(match self {
-            Base::I8 => (i8::MIN.into(), i8::MAX.into()),
-            Base::I16 => (i16::MIN.into(), i16::MAX.into()),
-            Base::I32 => (i32::MIN.into(), i32::MAX.into()),
-            Base::I64 => (i64::MIN.into(), i64::MAX.into()),
-            Base::U8 => (0, u8::MAX.into()),
-            Base::U16 => (0, u16::MAX.into()),
-            Base::U32 => (0, u32::MAX.into()),
-            Base::U64 => (0, u64::MAX.into()),
-            Base::String | Base::Bool | Base::Uuid => return None,
-        })
-    }
-}
-
-const SUPPORTED_TYPES: &str =
-    "String, bool, i8, i16, i32, i64, u8, u16, u32, u64, Uuid, or Option of one of them";
 
 impl<'a> Input<'a> {
     /// Reads the declaration; `None` when it is not a struct with named fields (reported).
@@ -150,12 +82,7 @@ impl<'a> Input<'a> {
                 let ident = field.ident.as_ref()?;
                 Some(Field {
                     ident,
-                    ty: &field.ty,
-                    arg_type: if is_type_param(&field.ty) {
-                        None
-                    } else {
-                        arg_type(cx, &field.ty)
-                    },
+                    arg_type: (!is_type_param(&field.ty)).then(|| arg_type(&field.ty)),
                     doc: doc_text(&field.attrs),
                     attrs: parse_arg_attrs(cx, &field.attrs),
                 })
@@ -170,28 +97,19 @@ impl<'a> Input<'a> {
     }
 }
 
-fn arg_type(cx: &mut Ctxt, ty: &Type) -> Option<ArgType> {
-    let found = match last_segment(ty) {
-        Some((ident, None)) => Base::from_ident(ident).map(|base| ArgType {
-            base,
-            optional: false,
-        }),
-        Some((ident, Some(inner))) if ident == "Option" => match last_segment(inner) {
-            Some((inner, None)) => Base::from_ident(inner).map(|base| ArgType {
-                base,
-                optional: true,
-            }),
-            _ => None,
+/// An `Option<T>` field is an optional argument of type `T`, as serde reads one: by the name
+/// `Option` (`std::option::Option` too).
+fn arg_type(ty: &Type) -> ArgType<'_> {
+    match last_segment(ty) {
+        Some((ident, Some(inner))) if ident == "Option" => ArgType {
+            ty: inner,
+            optional: true,
         },
-        _ => None,
-    };
-    if found.is_none() {
-        cx.error_spanned_by(
+        _ => ArgType {
             ty,
-            format!("unsupported argument type; an argument is a {SUPPORTED_TYPES}"),
-        );
+            optional: false,
+        },
     }
-    found
 }
 
 /// The last segment of a type path and its one generic type argument, if any.

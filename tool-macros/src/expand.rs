@@ -14,7 +14,8 @@ use syn::spanned::Spanned as _;
 use crate::ast::Input;
 use crate::check::check;
 use crate::ctxt::Ctxt;
-use crate::model::{Arg, DefaultValue, Kind, Model, Presence};
+use crate::model::{Arg, DefaultValue, Model, Presence};
+use crate::rule::located;
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let mut cx = Ctxt::default();
@@ -24,6 +25,12 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         (Err(errors), model) => {
             let mut tokens = errors.to_compile_error();
             tokens.extend(fallback(input, model.as_ref()));
+            // The checks against the fields' types still run, so that their mistakes are
+            // reported along with the macro's own.
+            if let Some(model) = &model {
+                let assertions = model.args.iter().map(assertions);
+                tokens.extend(quote!(const _: () = { #(#assertions)* };));
+            }
             tokens
         }
         // `from_syn` returns `None` only after reporting an error, so this arm is unreachable;
@@ -36,12 +43,19 @@ fn emit(model: &Model) -> TokenStream {
     let ident = model.ident;
     let output = &model.output;
     let spec = spec(model);
-    // Spanned on the field's type, so that a type the toolkit cannot fill (a `Uuid` of another
-    // crate) is reported there.
-    let take_fields = model.args.iter().enumerate().map(|(index, arg)| {
+    // Spanned on the field's type, so that a type that is not an argument type (a `Uuid` of
+    // another crate) is reported there.
+    let read_fields = model.args.iter().enumerate().map(|(index, arg)| {
         let (field, ty) = (arg.ident, arg.ty);
-        quote_spanned!(ty.span()=> #field: __toolkit_values.take::<#ty>(#index)?)
+        let read = quote_spanned!(ty.span()=> <#ty as ::toolkit::Arg>::read);
+        if arg.optional {
+            quote_spanned!(ty.span()=> let #field = __toolkit_fields.optional(#index, #read);)
+        } else {
+            quote_spanned!(ty.span()=> let #field = __toolkit_fields.required(#index, #read);)
+        }
     });
+    let fields = model.args.iter().map(|arg| arg.ident);
+    let assertions = model.args.iter().map(assertions);
     let references = references(model);
     quote! {
         const _: () = {
@@ -50,13 +64,15 @@ fn emit(model: &Model) -> TokenStream {
                 type Output = #output;
                 const SPEC: &'static ::toolkit::__private::ToolSpec = &#spec;
 
-                #[allow(unused_mut, unused_variables)]
-                fn from_values(
-                    mut __toolkit_values: ::toolkit::__private::Values,
-                ) -> ::core::result::Result<Self, ::toolkit::ToolError> {
-                    ::core::result::Result::Ok(Self { #(#take_fields,)* })
+                #[allow(unused_variables)]
+                fn read(
+                    __toolkit_fields: &mut ::toolkit::__private::Fields<'_>,
+                ) -> ::core::option::Option<Self> {
+                    #(#read_fields)*
+                    ::core::option::Option::Some(Self { #(#fields: #fields?,)* })
                 }
             }
+            #(#assertions)*
             #references
         };
     }
@@ -107,12 +123,8 @@ fn arg_spec(arg: &Arg) -> TokenStream {
     let description = option(arg.description.as_ref().map(|text| quote!(#text)));
     let message = option(arg.message.as_ref().map(|text| quote!(#text)));
     let ignored_with = option(arg.ignored_with.map(|index| quote!(#index)));
-    let kind = match arg.kind {
-        Kind::String => quote!(::toolkit::__private::Kind::String),
-        Kind::Boolean => quote!(::toolkit::__private::Kind::Boolean),
-        Kind::Integer => quote!(::toolkit::__private::Kind::Integer),
-        Kind::Uuid => quote!(::toolkit::__private::Kind::Uuid),
-    };
+    let ty = arg.ty;
+    let schema = quote_spanned!(ty.span()=> <#ty as ::toolkit::Arg>::schema);
     let rules = arg.rules.iter().map(|rule| rule.spec());
     let presence = match &arg.presence {
         Presence::Required => quote!(::toolkit::__private::Presence::Required),
@@ -120,7 +132,7 @@ fn arg_spec(arg: &Arg) -> TokenStream {
         Presence::RequiredUnless(index) => {
             quote!(::toolkit::__private::Presence::RequiredUnless(#index))
         }
-        Presence::Default(default) => {
+        Presence::Default(default, _) => {
             let value = match default {
                 DefaultValue::String(text) => {
                     quote!(::toolkit::__private::DefaultValue::String(#text))
@@ -130,6 +142,9 @@ fn arg_spec(arg: &Arg) -> TokenStream {
                 }
                 DefaultValue::Integer(number) => {
                     quote!(::toolkit::__private::DefaultValue::Integer(#number))
+                }
+                DefaultValue::Float(number) => {
+                    quote!(::toolkit::__private::DefaultValue::Float(#number))
                 }
             };
             quote!(::toolkit::__private::Presence::Default(#value))
@@ -141,13 +156,49 @@ fn arg_spec(arg: &Arg) -> TokenStream {
             name: #name,
             label: #label,
             description: #description,
-            kind: #kind,
-            rules: &[#(&#rules),*],
+            schema: #schema,
+            rules: ::toolkit::__private::Rules { own: &[#(&#rules),*] },
             presence: #presence,
             message: #message,
             ignored_with: #ignored_with,
         }
     }
+}
+
+/// The compile-time checks of one argument's settings against its type: each rule's, the
+/// default's, and `exists`'s. Each is a constant spanned on the setting it checks.
+fn assertions(arg: &Arg) -> TokenStream {
+    let ty = arg.ty;
+    let mut checks: TokenStream = arg.rules.iter().map(|rule| rule.assertions(ty)).collect();
+    if let Presence::Default(default, span) = &arg.presence {
+        let refusal = |value: &dyn std::fmt::Display| {
+            format!(
+                "the default {value} is not a value a `{}` can hold: choose one the field's \
+                 type can hold, or a wider type",
+                crate::rule::type_name(ty)
+            )
+        };
+        let span = *span;
+        let ty = located(ty, span);
+        let check = match default {
+            DefaultValue::Integer(value) => {
+                let refusal = refusal(value);
+                quote_spanned!(span=> ::toolkit::__private::whole::<#ty>(#value, #refusal))
+            }
+            DefaultValue::Float(value) => {
+                let refusal = refusal(&format!("{value:?}"));
+                quote_spanned!(span=> ::toolkit::__private::float::<#ty>(#value, #refusal))
+            }
+            DefaultValue::String(_) => {
+                quote_spanned!(span=> ::toolkit::__private::string_default::<#ty>())
+            }
+            DefaultValue::Boolean(_) => {
+                quote_spanned!(span=> ::toolkit::__private::boolean_default::<#ty>())
+            }
+        };
+        checks.extend(quote_spanned!(span=> const _: () = #check;));
+    }
+    checks
 }
 
 fn option(value: Option<TokenStream>) -> TokenStream {
@@ -164,18 +215,26 @@ fn references(model: &Model) -> TokenStream {
     let checked: Vec<_> = model
         .args
         .iter()
-        .filter_map(|arg| arg.exists.as_ref().map(|entity| (arg.ident, entity)))
+        .filter_map(|arg| arg.exists.as_ref().map(|exists| (arg, exists)))
         .collect();
     let count = checked.len();
     let bounds = checked
         .iter()
-        .map(|(_, entity)| quote!(#state: ::toolkit::Exists<#entity>));
-    let ids = checked
-        .iter()
-        .map(|(field, _)| quote!(::toolkit::__private::ReferenceId::reference_id(&self.#field)));
+        .map(|(_, (entity, _))| quote!(#state: ::toolkit::Exists<#entity>));
+    // Spanned on the `exists` key, where a field that does not hold an id is reported.
+    let ids = checked.iter().map(|(arg, (_, key))| {
+        let field = arg.ident;
+        let ty = located(arg.ty, *key);
+        let field_ty = if arg.optional {
+            quote_spanned!(*key=> ::core::option::Option<#ty>)
+        } else {
+            ty
+        };
+        quote_spanned!(*key=> <#field_ty as ::toolkit::__private::ReferenceId>::reference_id(&self.#field))
+    });
     // Spanned on the entity the user wrote, so that one which is not an `Entity` is reported
     // there, once.
-    let checks = checked.iter().enumerate().map(|(index, (_, entity))| {
+    let checks = checked.iter().enumerate().map(|(index, (_, (entity, _)))| {
         quote_spanned! {entity.span()=>
             ::toolkit::__private::check_exists::<#entity, #state>(__toolkit_state, __toolkit_ids[#index])
                 .await?;
@@ -261,12 +320,10 @@ fn fallback(input: &DeriveInput, model: Option<&Model>) -> TokenStream {
                     args: &[],
                 };
 
-                fn from_values(
-                    _: ::toolkit::__private::Values,
-                ) -> ::core::result::Result<Self, ::toolkit::ToolError> {
-                    ::core::result::Result::Err(::toolkit::ToolError::unexpected(
-                        "this tool's declaration does not compile",
-                    ))
+                fn read(
+                    _: &mut ::toolkit::__private::Fields<'_>,
+                ) -> ::core::option::Option<Self> {
+                    ::core::option::Option::None
                 }
             }
 

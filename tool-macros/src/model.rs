@@ -2,8 +2,9 @@
 //! tool from it when `check` reported nothing, and stubs otherwise, so the model is built even
 //! from a declaration with mistakes: a value that failed its check holds a stand-in (an empty
 //! name, no rule), and a missing output type is the error itself (`attr::error_type`). What
-//! needs types (that an `exists` entity is an `Entity`, that the output type serializes) the
-//! compiler checks through the generated bounds. Expansion itself cannot fail.
+//! needs types (that a field's type is an argument type and takes its rules, that an `exists`
+//! entity is an `Entity`, that the output type serializes) the compiler checks through the
+//! generated bounds and constants. Expansion itself cannot fail.
 
 use syn::Ident;
 
@@ -38,40 +39,36 @@ pub struct Hints {
 /// One checked argument.
 pub struct Arg<'a> {
     pub ident: &'a Ident,
-    /// The field's type, as written: errors about it point there.
+    /// The argument's type: the field's, or the `T` of an `Option<T>` field, as written (errors
+    /// about it point there).
     pub ty: &'a syn::Type,
+    /// Whether the field is an `Option`.
+    pub optional: bool,
     pub wire_name: String,
     pub label: String,
     pub description: Option<String>,
-    pub kind: Kind,
     /// The rules its value must keep, in the order a call checks them.
     pub rules: Vec<Box<dyn Checked>>,
     pub presence: Presence,
     pub message: Option<String>,
     pub ignored_with: Option<usize>,
-    pub exists: Option<syn::Path>,
-}
-
-/// The argument's JSON type.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    String,
-    Boolean,
-    Integer,
-    Uuid,
+    /// The entity `exists = …` names, and where the key was written.
+    pub exists: Option<(syn::Path, proc_macro2::Span)>,
 }
 
 /// What leaving the argument out means.
 pub enum Presence {
     Required,
     Optional,
-    Default(DefaultValue),
+    /// A default, and where it was written (for the generated checks against the type).
+    Default(DefaultValue, proc_macro2::Span),
     RequiredUnless(usize),
 }
 
-/// A default, already checked against the type and the rules.
+/// A default, already checked against the rules; the generated code checks it against the type.
 pub enum DefaultValue {
     String(String),
     Boolean(bool),
     Integer(i128),
+    Float(f64),
 }

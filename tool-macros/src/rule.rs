@@ -1,8 +1,10 @@
 //! The rules an argument's value must keep, one module each. A rule's module holds all of its
-//! compile-time half: the `#[arg(...)]` keys it reads, the field types it applies to, every
-//! mistake in them the macro refuses (each said on the key or value written), whether a
-//! `default` keeps it, and the spec entry it generates. Its runtime half (the check on each call
-//! and its schema keywords) is the module of the same name in `toolkit::rule`.
+//! compile-time half: the `#[arg(...)]` keys it reads, every mistake in them the macro refuses
+//! (each said on the key or value written), whether a `default` keeps it, the spec entry it
+//! generates, and the generated checks against the field's type (the macro sees no types: the
+//! type must implement the rule's trait, and a literal must be one the type holds). Its runtime
+//! half (the check on each call, its schema keywords, its trait) is the module of the same name
+//! in `toolkit::rule`.
 //!
 //! A new rule is a module here, listed in [`RULES`], and its runtime type in `toolkit::rule`;
 //! the guide's "How it works" (`docs/framework.md`) lists the tests and docs that change with it.
@@ -11,11 +13,11 @@ mod length;
 mod range;
 
 use proc_macro2::TokenStream;
+use quote::ToTokens;
 
-use crate::ast::Base;
 use crate::ctxt::Ctxt;
 use crate::model::DefaultValue;
-use crate::setting::{Literal, Setting, report_suffix};
+use crate::setting::{Literal, Setting, report_infinite, report_suffix};
 
 /// Every rule, in the order a call checks them.
 pub const RULES: &[&dyn Rule] = &[&range::Range, &length::Length];
@@ -25,9 +27,9 @@ pub trait Rule: Sync {
     /// The `#[arg(...)]` keys it reads.
     fn keys(&self) -> &'static [Key];
 
-    /// Checks what a field wrote under this rule's keys, for an argument of type `base`,
-    /// reporting each mistake. Returns the rule the field then has, if any.
-    fn check(&self, cx: &mut Ctxt, written: &Written, base: Base) -> Option<Box<dyn Checked>>;
+    /// Checks what a field wrote under this rule's keys, reporting each mistake. Returns the
+    /// rule the field then has, if any.
+    fn check(&self, cx: &mut Ctxt, written: &Written) -> Option<Box<dyn Checked>>;
 }
 
 /// A rule a field has, its settings checked.
@@ -37,6 +39,60 @@ pub trait Checked {
 
     /// The spec entry: an expression of the rule's type in `toolkit::rule`.
     fn spec(&self) -> TokenStream;
+
+    /// The generated checks of the rule against the argument's type `ty`: items (constants)
+    /// that fail to compile, on the setting, when the type cannot take the rule.
+    fn assertions(&self, ty: &syn::Type) -> TokenStream;
+}
+
+/// A number as written in `#[arg(...)]`.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Number {
+    Whole(i128),
+    Float(f64),
+}
+
+impl Number {
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Number::Whole(whole) => whole as f64,
+            Number::Float(float) => float,
+        }
+    }
+}
+
+impl std::fmt::Display for Number {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Number::Whole(whole) => whole.fmt(f),
+            Number::Float(float) => write!(f, "{float:?}"),
+        }
+    }
+}
+
+/// `tokens` (a field's type) as if written at `span` (a setting): a compile error about the type
+/// in generated code then points at the setting, which is where the mistake is. Names still
+/// resolve where they were written.
+pub fn located(tokens: &impl ToTokens, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .to_token_stream()
+        .into_iter()
+        .map(|mut token| {
+            if let proc_macro2::TokenTree::Group(group) = &token {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), located(&group.stream(), span));
+                inner.set_span(group.span().located_at(span));
+                return proc_macro2::TokenTree::Group(inner);
+            }
+            token.set_span(token.span().located_at(span));
+            token
+        })
+        .collect()
+}
+
+/// A type as written, for messages: `Option<u32>`, `u8`.
+pub fn type_name(ty: &syn::Type) -> String {
+    ty.to_token_stream().to_string().replace(' ', "")
 }
 
 /// A key of `#[arg(...)]` that a rule reads.
@@ -75,11 +131,35 @@ impl<'a> Written<'a> {
 
     /// The integer written under `key`; any other literal is reported, with what to write.
     pub fn integer(&self, cx: &mut Ctxt, key: &Key) -> Option<Setting<i128>> {
+        let setting = self.number(cx, key)?;
+        match setting.value {
+            Number::Whole(value) => Some(Setting {
+                key: setting.key,
+                tokens: setting.tokens,
+                value,
+            }),
+            Number::Float(_) => {
+                cx.error_spanned_by(
+                    &setting.tokens,
+                    format!("`{}` is a whole number: write `{}`", key.name, key.example),
+                );
+                None
+            }
+        }
+    }
+
+    /// The number written under `key`; any other literal is reported, with what to write.
+    pub fn number(&self, cx: &mut Ctxt, key: &Key) -> Option<Setting<Number>> {
         let setting = self.get(key)?;
         let value = match &setting.value {
-            Literal::Integer(value) => *value,
-            Literal::Suffixed(int) => {
-                report_suffix(cx, int);
+            Literal::Integer(value) => Number::Whole(*value),
+            Literal::Float(value) => Number::Float(*value),
+            Literal::Suffixed(literal) => {
+                report_suffix(cx, literal);
+                return None;
+            }
+            Literal::Infinite(literal) => {
+                report_infinite(cx, literal);
                 return None;
             }
             _ => {

@@ -6,7 +6,7 @@
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::parse::Parse;
-use syn::{Ident, LitInt, Token};
+use syn::{Ident, Lit, Token};
 
 use crate::ctxt::Ctxt;
 
@@ -25,6 +25,15 @@ impl<T> Setting<T> {
             self.key.to_token_stream()
         } else {
             self.tokens.clone()
+        }
+    }
+
+    /// Where the value begins (the `-` of `-1`), for generated code that a compile error about
+    /// the value should point at.
+    pub fn value_start(&self) -> proc_macro2::Span {
+        match self.tokens.clone().into_iter().next() {
+            Some(token) => token.span(),
+            None => self.key.span(),
         }
     }
 }
@@ -83,14 +92,18 @@ pub fn report_duplicate(cx: &mut Ctxt, attr: &str, key: &Ident) {
     );
 }
 
-/// A literal value (`10`, `-1`, `false`, `"title"`), before it is checked against what its key
-/// and the field's type need.
+/// A literal value (`10`, `-1`, `0.5`, `false`, `"title"`), before it is checked against what
+/// its key and the field's type need.
 pub enum Literal {
     Integer(i128),
+    /// A number with a fraction or an exponent (`0.5`, `1e3`), finite.
+    Float(f64),
     Boolean(bool),
     String(String),
-    /// An integer with a type suffix (`10usize`), refused.
-    Suffixed(LitInt),
+    /// A number with a type suffix (`10usize`, `0.5f32`), refused.
+    Suffixed(Lit),
+    /// A float too large for an `f64` (`1e400`), refused.
+    Infinite(Lit),
     Other,
 }
 
@@ -98,10 +111,21 @@ impl Parse for Literal {
     fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
         let negative = input.parse::<Option<Token![-]>>()?.is_some();
         Ok(match input.parse::<syn::Lit>()? {
-            syn::Lit::Int(int) if !int.suffix().is_empty() => Literal::Suffixed(int),
+            syn::Lit::Int(int) if !int.suffix().is_empty() => Literal::Suffixed(Lit::Int(int)),
             syn::Lit::Int(int) => {
                 let value = int.base10_parse::<i128>()?;
                 Literal::Integer(if negative { -value } else { value })
+            }
+            syn::Lit::Float(float) if !float.suffix().is_empty() => {
+                Literal::Suffixed(Lit::Float(float))
+            }
+            syn::Lit::Float(float) => {
+                let value = float.base10_parse::<f64>()?;
+                if value.is_finite() {
+                    Literal::Float(if negative { -value } else { value })
+                } else {
+                    Literal::Infinite(Lit::Float(float))
+                }
             }
             syn::Lit::Bool(flag) if !negative => Literal::Boolean(flag.value),
             syn::Lit::Str(text) if !negative => Literal::String(text.value()),
@@ -110,15 +134,27 @@ impl Parse for Literal {
     }
 }
 
-/// Reports an integer literal written with a type suffix (`10usize`, `1u8`): the field's type is
-/// the number's type, and a suffix that says otherwise would be ignored.
-pub fn report_suffix(cx: &mut Ctxt, int: &LitInt) {
+/// Reports a number written with a type suffix (`10usize`, `0.5f32`): the field's type is the
+/// number's type, and a suffix that says otherwise would be ignored.
+pub fn report_suffix(cx: &mut Ctxt, literal: &Lit) {
+    let (digits, written) = match literal {
+        Lit::Int(int) => (int.base10_digits(), int.to_string()),
+        Lit::Float(float) => (float.base10_digits(), float.to_string()),
+        _ => return,
+    };
     cx.error_spanned_by(
-        int,
+        literal,
         format!(
-            "write the number without a type suffix, `{}` rather than `{int}`: the field's type \
-             is the number's type",
-            int.base10_digits()
+            "write the number without a type suffix, `{digits}` rather than `{written}`: the \
+             field's type is the number's type"
         ),
+    );
+}
+
+/// Reports a float literal beyond what an `f64` holds (`1e400`).
+pub fn report_infinite(cx: &mut Ctxt, literal: &Lit) {
+    cx.error_spanned_by(
+        literal,
+        "this number is too large for any float: write a bound a field's type can hold",
     );
 }

@@ -65,23 +65,24 @@
 #[doc = include_str!("../../docs/framework.md")]
 struct FrameworkGuideDoctests;
 
+pub mod arg;
 mod error;
-mod parse;
+mod read;
 mod route;
 pub mod rule;
 mod schema;
 mod selection;
 mod spec;
 mod trace;
-mod value;
 
 use std::future::Future;
 
+pub use arg::Arg;
 pub use error::{ToolError, Violation, Violations};
 pub use route::{ToolSpecs, Toolbox, ToolboxError, call, definition, route, unreadable_call};
 pub use schema::{OutputSchemaError, input_schema, output_schema};
 pub use selection::Selection;
-pub use spec::{ArgSpec, DefaultValue, Hints, Kind, Presence, ToolSpec};
+pub use spec::{ArgSpec, DefaultValue, Hints, Presence, ToolSpec};
 pub use tool_macros::Tool;
 pub use uuid::Uuid;
 
@@ -94,8 +95,9 @@ pub trait Tool: Sized + Send + 'static {
     /// The tool's name, title, hints and arguments with their rules.
     const SPEC: &'static ToolSpec;
 
+    /// Reads each field from the call's arguments, in declaration order.
     #[doc(hidden)]
-    fn from_values(values: __private::Values) -> Result<Self, ToolError>;
+    fn read(fields: &mut __private::Fields<'_>) -> Option<Self>;
 }
 
 /// Parses and validates raw JSON arguments as tool `T`, without running it: every broken rule
@@ -103,8 +105,10 @@ pub trait Tool: Sized + Send + 'static {
 pub fn parse<T: Tool>(
     arguments: Option<&serde_json::Map<String, serde_json::Value>>,
 ) -> Result<T, ToolError> {
-    let values = parse::parse_arguments(T::SPEC, arguments).map_err(ToolError::Invalid)?;
-    T::from_values(values)
+    let empty = serde_json::Map::new();
+    let mut fields = read::Fields::new(T::SPEC.args, arguments.unwrap_or(&empty));
+    let tool = T::read(&mut fields);
+    fields.finish(tool)
 }
 
 /// The code that runs a tool against the server state `S`, once its arguments are valid and
@@ -164,9 +168,60 @@ pub trait Exists<E>: Sync {
 pub mod __private {
     use std::future::Future;
 
-    pub use crate::value::{FromArg, Values};
-    pub use crate::{ArgSpec, DefaultValue, Hints, Kind, Presence, ToolSpec};
+    pub use crate::arg::{Arg, Rules};
+    pub use crate::read::Fields;
+    pub use crate::rule::{Characters, Numeric};
+    pub use crate::{ArgSpec, DefaultValue, Hints, Presence, ToolSpec};
     use crate::{Entity, Exists, ToolError, Uuid};
+
+    /// A type that a string default fits. Checked in generated code, so that a default of the
+    /// wrong kind is a compile error on the default.
+    #[diagnostic::on_unimplemented(
+        message = "a `{Self}` argument cannot have a string default",
+        label = "a string default",
+        note = "a string default fits a `String` argument"
+    )]
+    pub trait StringDefault {}
+
+    impl StringDefault for String {}
+
+    /// A type that `default = true` or `default = false` fits.
+    #[diagnostic::on_unimplemented(
+        message = "a `{Self}` argument cannot default to `true` or `false`",
+        label = "a boolean default",
+        note = "`true` and `false` are defaults of a `bool` argument"
+    )]
+    pub trait BooleanDefault {}
+
+    impl BooleanDefault for bool {}
+
+    // Compile-time checks of a field's settings against its type. Generated code calls each in
+    // a constant, spanned on the setting: a type without the trait is an error there, and a
+    // literal the type cannot hold panics the constant's evaluation with `refusal`.
+
+    /// `min_chars` or `max_chars` on a field of type `T`.
+    pub const fn characters<T: crate::rule::Characters>() {}
+
+    /// A whole-number bound or default on a field of type `T`.
+    pub const fn whole<T: Numeric>(value: i128, refusal: &str) {
+        if value < T::MIN || value > T::MAX {
+            panic!("{}", refusal);
+        }
+    }
+
+    /// A bound or default with a fraction or an exponent (finite: the macro refuses `1e400`) on
+    /// a field of type `T`.
+    pub const fn float<T: Numeric>(value: f64, refusal: &str) {
+        if !T::FRACTIONS || value.abs() > T::LARGEST {
+            panic!("{}", refusal);
+        }
+    }
+
+    /// A string default on a field of type `T`.
+    pub const fn string_default<T: StringDefault>() {}
+
+    /// A `true` or `false` default on a field of type `T`.
+    pub const fn boolean_default<T: BooleanDefault>() {}
 
     /// Checks every `exists = …` argument of a tool; generated with one `Exists` bound per
     /// entity the tool refers to. The ids are taken apart from the tool, so they can still be
@@ -185,6 +240,11 @@ pub mod __private {
     }
 
     /// The id an `exists` field holds, whether the field is `Uuid` or `Option<Uuid>`.
+    #[diagnostic::on_unimplemented(
+        message = "`exists` checks an id, so the field must be a `Uuid` or `Option<Uuid>`, not `{Self}`",
+        label = "not an id",
+        note = "an id is a `toolkit::Uuid` (the `uuid` crate's)"
+    )]
     pub trait ReferenceId {
         fn reference_id(&self) -> Option<Uuid>;
     }

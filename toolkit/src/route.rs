@@ -15,7 +15,7 @@ use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, ToolAnnotations};
 use serde_json::Value;
 
-use crate::parse::json_type;
+use crate::arg::json_type;
 use crate::schema::{OutputSchemaError, input_schema, output_schema};
 use crate::{Run, Tool, ToolError, ToolSpec, Violations};
 

@@ -1,8 +1,12 @@
 //! The rules a given argument value must keep, one module each. A rule's module holds all of its
 //! runtime half: the spec entry `#[derive(Tool)]` writes (the rule's type, with its bounds), the
-//! check every call's value must pass, and the JSON Schema keywords that tell a client the same
-//! rule. Its compile-time half (the `#[arg(...)]` keys it reads, the types it applies to, and
-//! what the macro refuses) is the module of the same name in `tool-macros`.
+//! check every call's value must pass, the JSON Schema keywords that tell a client the same
+//! rule, and the trait a field's type must implement to take the rule (so a rule on the wrong
+//! type is a compile error on the field). Its compile-time half (the `#[arg(...)]` keys it reads
+//! and what the macro refuses in them) is the module of the same name in `tool-macros`.
+//!
+//! A rule checks the JSON value as sent, once it is known to have the argument's type, and, as
+//! a JSON Schema keyword does, passes any value it does not apply to.
 //!
 //! A new rule is a module here implementing [`Rule`], and one in the macro; the guide's "How it
 //! works" (`docs/framework.md`) lists the tests and docs that change with it.
@@ -15,16 +19,14 @@ use std::fmt::Debug;
 
 use serde_json::{Map, Value};
 
-pub use length::Length;
-pub use range::Range;
-
-pub use crate::value::ArgValue;
+pub use length::{Characters, Length};
+pub use range::{Bound, Number, Numeric, Range};
 
 /// A rule on the value of an argument, checked on every call and published in its schema.
 pub trait Rule: Any + Debug + Sync {
-    /// Checks a value that already has the argument's type. `sent` is the value as the client
-    /// sent it, for the sentence: `Err("Must be at most 40 characters long, not 41.")`.
-    fn check(&self, value: &ArgValue, sent: &Value) -> Result<(), String>;
+    /// Checks a value that already has the argument's JSON type, as sent:
+    /// `Err("Must be at most 40 characters long, not 41.")`.
+    fn check(&self, value: &Value) -> Result<(), String>;
 
     /// Writes the rule's JSON Schema keywords into the argument's property (`maxLength`).
     fn publish(&self, property: &mut Map<String, Value>);

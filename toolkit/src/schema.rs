@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
-use crate::{DefaultValue, Kind, Presence, ToolSpec};
+use crate::{Presence, ToolSpec};
 
 /// The input schema of a tool: one property per argument with its type and rules, the required
 /// ones listed, and no other names allowed.
@@ -15,22 +15,11 @@ pub fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
     let mut required = Vec::new();
     for arg in spec.args {
         let mut property = Map::new();
-        let json_type = match arg.kind {
-            Kind::String | Kind::Uuid => "string",
-            Kind::Boolean => "boolean",
-            Kind::Integer => "integer",
-        };
-        property.insert("type".into(), json!(json_type));
-        if arg.kind == Kind::Uuid {
-            property.insert("format".into(), json!("uuid"));
-        }
-        for rule in arg.rules {
-            rule.publish(&mut property);
-        }
+        (arg.schema)(&mut property, &arg.rules);
         match arg.presence {
             Presence::Required => required.push(json!(arg.name)),
             Presence::Default(default) => {
-                property.insert("default".into(), default_json(default));
+                property.insert("default".into(), default.json());
             }
             Presence::Optional | Presence::RequiredUnless(_) => {}
         }
@@ -48,26 +37,6 @@ pub fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
     }
     schema.insert("additionalProperties".into(), json!(false));
     schema
-}
-
-/// An integer bound or default as JSON. Bounds come from `i32`..`u64`, so they always fit one
-/// of serde_json's integer types.
-pub(crate) fn integer_json(value: i128) -> Value {
-    if let Ok(signed) = i64::try_from(value) {
-        json!(signed)
-    } else if let Ok(unsigned) = u64::try_from(value) {
-        json!(unsigned)
-    } else {
-        json!(value as f64)
-    }
-}
-
-fn default_json(default: DefaultValue) -> Value {
-    match default {
-        DefaultValue::String(text) => json!(text),
-        DefaultValue::Boolean(flag) => json!(flag),
-        DefaultValue::Integer(number) => integer_json(number),
-    }
 }
 
 /// Why an output type cannot be published as an MCP output schema.

@@ -5,6 +5,9 @@
 
 use std::any::Any;
 
+use serde_json::{Map, Value, json};
+
+use crate::arg::Rules;
 use crate::rule::Rule;
 
 /// Everything the framework knows about one tool, generated from its declaration.
@@ -62,11 +65,11 @@ pub struct ArgSpec {
     pub label: &'static str,
     /// The field's doc comment, published as the argument's description.
     pub description: Option<&'static str>,
-    /// The JSON type.
-    pub kind: Kind,
-    /// The rules a given value must keep, in the order they are checked. An integer argument
-    /// always has a [`Range`](crate::rule::Range): its type's bounds at least.
-    pub rules: &'static [&'static dyn Rule],
+    /// Writes the JSON Schema of the argument's type and rules: the field's
+    /// [`Arg::schema`](crate::Arg::schema).
+    pub schema: fn(&mut Map<String, Value>, &Rules),
+    /// The rules declared on the value, in the order they are checked.
+    pub rules: Rules,
     /// What happens when the argument is left out.
     pub presence: Presence,
     /// A sentence that replaces the default one when a declared rule of this argument breaks.
@@ -81,26 +84,14 @@ impl ArgSpec {
     /// `spec.args[0].rule::<Length>()`.
     pub fn rule<R: Rule>(&self) -> Option<&R> {
         self.rules
+            .own
             .iter()
             .find_map(|rule| (*rule as &dyn Any).downcast_ref::<R>())
     }
 }
 
-/// The JSON type of an argument.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// A JSON string.
-    String,
-    /// `true` or `false`.
-    Boolean,
-    /// A JSON number with no fractional part.
-    Integer,
-    /// A UUID string in the hyphenated 36-character form, in any case.
-    Uuid,
-}
-
 /// What a missing (or `null`) argument means.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Presence {
     /// Leaving it out is a broken rule.
     Required,
@@ -113,12 +104,28 @@ pub enum Presence {
 }
 
 /// A declared default value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Checked at compile time against the field's type and rules; a call reads it as if it
+/// had been sent.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum DefaultValue {
     /// A string default.
     String(&'static str),
     /// A boolean default.
     Boolean(bool),
-    /// An integer default, already checked against the argument's bounds.
+    /// A whole-number default.
     Integer(i128),
+    /// A default with a fraction or an exponent.
+    Float(f64),
+}
+
+impl DefaultValue {
+    /// The default as JSON, as a client would send it.
+    pub fn json(self) -> Value {
+        match self {
+            DefaultValue::String(text) => json!(text),
+            DefaultValue::Boolean(flag) => json!(flag),
+            DefaultValue::Integer(number) => crate::arg::integer_json(number),
+            DefaultValue::Float(number) => json!(number),
+        }
+    }
 }

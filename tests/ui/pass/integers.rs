@@ -1,7 +1,7 @@
 //! Integer arguments of every width, with either bound, both, neither, negative bounds and
 //! defaults; undeclared bounds are the type's own.
-use toolkit::rule::Range;
-use toolkit::{DefaultValue, Kind, Presence, Tool};
+use toolkit::rule::{Bound, Number, Range};
+use toolkit::{DefaultValue, Presence, Tool};
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub struct Out {}
@@ -26,24 +26,40 @@ pub struct Integers {
     #[arg(max = 200, default = 5)]
     pub byte: u8,
     pub port: Option<u16>,
+    pub count: usize,
 }
 
 fn main() {
-    let args = Integers::SPEC.args;
-    assert!(args.iter().all(|arg| arg.kind == Kind::Integer && arg.rules.len() == 1));
-    let ranges: Vec<Option<&Range>> = args.iter().map(|arg| arg.rule::<Range>()).collect();
-    assert_eq!(ranges, [
-        Some(&Range { min: 0, max: u32::MAX.into() }),
-        Some(&Range { min: 1, max: 50 }),
-        Some(&Range { min: -10, max: -1 }),
-        Some(&Range { min: i64::MIN.into(), max: 100 }),
-        Some(&Range { min: i64::MIN.into(), max: i64::MAX.into() }),
-        Some(&Range { min: 0, max: u32::MAX.into() }),
-        Some(&Range { min: i8::MIN.into(), max: i8::MAX.into() }),
-        Some(&Range { min: -1000, max: i16::MAX.into() }),
-        Some(&Range { min: 0, max: 200 }),
-        Some(&Range { min: 0, max: u16::MAX.into() }),
+    use serde_json::json;
+
+    let schema = toolkit::input_schema(Integers::SPEC);
+    let bounds: Vec<(serde_json::Value, serde_json::Value)> = Integers::SPEC
+        .args
+        .iter()
+        .map(|arg| {
+            let property = &schema["properties"][arg.name];
+            assert_eq!(property["type"], "integer");
+            (property["minimum"].clone(), property["maximum"].clone())
+        })
+        .collect();
+    assert_eq!(bounds, [
+        (json!(0), json!(u32::MAX)),
+        (json!(1), json!(50)),
+        (json!(-10), json!(-1)),
+        (json!(i64::MIN), json!(100)),
+        (json!(i64::MIN), json!(i64::MAX)),
+        (json!(0), json!(u32::MAX)),
+        (json!(i8::MIN), json!(i8::MAX)),
+        (json!(-1000), json!(i16::MAX)),
+        (json!(0), json!(200)),
+        (json!(0), json!(u16::MAX)),
+        (json!(0), json!(usize::MAX)),
     ]);
+    let declared: Vec<Option<&Range>> = Integers::SPEC.args.iter().map(|arg| arg.rule::<Range>()).collect();
+    let whole = |value| Some(Bound { value: Number::Whole(value), exclusive: false });
+    assert_eq!(declared[0], Some(&Range { min: whole(0), max: None }));
+    assert_eq!(declared[1], Some(&Range { min: whole(1), max: whole(50) }));
+    assert_eq!(declared[4], None);
     let presence: Vec<Presence> = Integers::SPEC.args.iter().map(|arg| arg.presence).collect();
     assert_eq!(presence, [
         Presence::Default(DefaultValue::Integer(0)),
@@ -56,5 +72,6 @@ fn main() {
         Presence::Required,
         Presence::Default(DefaultValue::Integer(5)),
         Presence::Optional,
+        Presence::Required,
     ]);
 }

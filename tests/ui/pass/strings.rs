@@ -1,6 +1,6 @@
 //! String arguments with lengths in characters and string defaults.
 use toolkit::rule::{Length, Range};
-use toolkit::{DefaultValue, Kind, Presence, Tool};
+use toolkit::{DefaultValue, Presence, Tool};
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub struct Out {}
@@ -20,10 +20,12 @@ pub struct Strings {
 
 fn main() {
     let args = Strings::SPEC.args;
-    assert!(args.iter().all(|arg| arg.kind == Kind::String && arg.rule::<Range>().is_none()));
+    let schema = toolkit::input_schema(Strings::SPEC);
+    assert!(args.iter().all(|arg| schema["properties"][arg.name]["type"] == "string"));
+    assert!(args.iter().all(|arg| arg.rule::<Range>().is_none()));
     assert_eq!(args[0].rule::<Length>(), Some(&Length { min: None, max: Some(100) }));
     assert_eq!(args[1].rule::<Length>(), Some(&Length { min: Some(1), max: None }));
     assert_eq!(args[2].rule::<Length>(), Some(&Length { min: Some(2), max: Some(8) }));
     assert_eq!(args[2].presence, Presence::Default(DefaultValue::String("title")));
-    assert!(args[3].rules.is_empty());
+    assert!(args[3].rules.own.is_empty());
 }

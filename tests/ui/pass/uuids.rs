@@ -1,6 +1,6 @@
 //! Ids: `Uuid` and `Option<Uuid>`, existence checks, "required unless" and "ignored with",
 //! a custom message, and a state that can check every entity referred to.
-use toolkit::{Entity, Exists, Kind, Presence, Run, Tool, ToolError, Uuid};
+use toolkit::{Entity, Exists, Presence, Run, Tool, ToolError, Uuid};
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub struct Out {}
@@ -54,7 +54,8 @@ impl Run<Server> for Ids {
 
 fn main() {
     let args = Ids::SPEC.args;
-    assert!(args.iter().all(|arg| arg.kind == Kind::Uuid));
+    let schema = toolkit::input_schema(Ids::SPEC);
+    assert!(args.iter().all(|arg| schema["properties"][arg.name]["format"] == "uuid"));
     assert_eq!(args[0].presence, Presence::RequiredUnless(2));
     assert_eq!(args[0].message, Some("Needed to create a review."));
     assert_eq!(args[1].ignored_with, Some(2));

@@ -1,16 +1,15 @@
-//! The checks of each argument: its JSON type, its presence and default, what it refers to, its
-//! wire name and its message; its rules are each checked by their own module ([`crate::rule`]).
-//! Part of the checking stage ([`super`]).
-
-use quote::ToTokens;
+//! The checks of each argument: its presence and default, its conditions on other arguments,
+//! its wire name and its message; its rules are each checked by their own module
+//! ([`crate::rule`]). What needs the field's type the generated code checks. Part of the
+//! checking stage ([`super`]).
 
 use super::MAX_NAME_CHARS;
-use crate::ast::{ArgType, Base, Field};
+use crate::ast::{ArgType, Field};
 use crate::case;
 use crate::ctxt::Ctxt;
-use crate::model::{Arg, DefaultValue, Kind, Presence};
-use crate::rule::{self, Checked, RULES, Written};
-use crate::setting::{Literal, Setting, report_suffix};
+use crate::model::{Arg, DefaultValue, Presence};
+use crate::rule::{self, Checked, RULES, Written, type_name};
+use crate::setting::{Literal, Setting, report_infinite, report_suffix};
 
 /// A name a client sends an argument under: a letter, then letters, digits, `_` or `-`, so that it
 /// reads the same in every client's code, in the schema and in a message that names it.
@@ -62,48 +61,32 @@ fn check_arg<'a>(cx: &mut Ctxt, fields: &[Field<'a>], field: &Field<'a>) -> Opti
         Some(setting) => check_wire_name(cx, setting),
         None => case::wire_name(&field.ident.to_string()),
     };
-    let kind = kind_of(arg_type.base);
     let written = Written::new(&attrs.rules);
     let rules: Vec<Box<dyn Checked>> = RULES
         .iter()
-        .filter_map(|rule| rule.check(cx, &written, arg_type.base))
+        .filter_map(|rule| rule.check(cx, &written))
         .collect();
     let required_unless = other_field(cx, fields, field, attrs.required_unless.get());
     let ignored_with = other_field(cx, fields, field, attrs.ignored_with.get());
     check_conditions(cx, fields, field, arg_type, required_unless, ignored_with);
-    let presence = check_presence(cx, field, arg_type, kind, &rules, required_unless);
-    check_exists(cx, field, arg_type);
+    let presence = check_presence(cx, field, arg_type, &rules, required_unless);
     let message = check_message(cx, field);
     Some(Arg {
         ident: field.ident,
-        ty: field.ty,
+        ty: arg_type.ty,
+        optional: arg_type.optional,
         label: case::label(&wire_name),
         wire_name,
         description: field.doc.clone(),
-        kind,
         rules,
         presence,
         message,
         ignored_with,
-        exists: attrs.exists.value().cloned(),
+        exists: attrs
+            .exists
+            .get()
+            .map(|setting| (setting.value.clone(), setting.key.span())),
     })
-}
-
-/// The JSON type of an argument of type `base`.
-fn kind_of(base: Base) -> Kind {
-    match base {
-        Base::String => Kind::String,
-        Base::Bool => Kind::Boolean,
-        Base::Uuid => Kind::Uuid,
-        Base::I8
-        | Base::I16
-        | Base::I32
-        | Base::I64
-        | Base::U8
-        | Base::U16
-        | Base::U32
-        | Base::U64 => Kind::Integer,
-    }
 }
 
 /// `required_unless` and `ignored_with` make sense: on an `Option` field, naming a field that a
@@ -127,7 +110,7 @@ fn check_conditions(
                 format!(
                     "`{}` needs an `Option<{}>` field: {purpose} when `{}` is given",
                     setting.key,
-                    arg_type.base.name(),
+                    type_name(arg_type.ty),
                     setting.value
                 ),
             );
@@ -203,7 +186,6 @@ fn check_presence(
     cx: &mut Ctxt,
     field: &Field,
     arg_type: ArgType,
-    kind: Kind,
     rules: &[Box<dyn Checked>],
     required_unless: Option<usize>,
 ) -> Presence {
@@ -219,7 +201,7 @@ fn check_presence(
             &setting.key,
             format!(
                 "an `Option` argument has no default: make the field `{}` to use `default`, or drop the default",
-                arg_type.base.name()
+                type_name(arg_type.ty)
             ),
         );
     }
@@ -229,45 +211,38 @@ fn check_presence(
             "an argument with a default is never missing: drop `required_unless` or the default",
         );
     }
-    match check_default(cx, setting, arg_type.base, kind, rules) {
-        Some(default) => Presence::Default(default),
+    match check_default(cx, setting, rules) {
+        Some(default) => Presence::Default(default, setting.value_start()),
         None => Presence::Required,
     }
 }
 
-/// The default, if it has the field's type and keeps the field's own rules.
+/// The default, if it is a literal that keeps the field's own rules. Whether it fits the
+/// field's type the generated code checks.
 fn check_default(
     cx: &mut Ctxt,
     setting: &Setting<Literal>,
-    base: Base,
-    kind: Kind,
     rules: &[Box<dyn Checked>],
 ) -> Option<DefaultValue> {
     let span = setting.value_span();
-    let example = match base {
-        Base::String => "a string literal, like `default = \"text\"`",
-        Base::Bool => "`default = true` or `default = false`",
-        Base::Uuid => {
-            cx.error_spanned_by(
-                &setting.key,
-                "a Uuid argument cannot have a default: make the field `Option<Uuid>` instead",
-            );
+    let default = match &setting.value {
+        Literal::Suffixed(literal) => {
+            report_suffix(cx, literal);
             return None;
         }
-        _ => "an integer literal, like `default = 10`",
-    };
-    let default = match (&setting.value, kind) {
-        (Literal::Suffixed(int), _) => {
-            report_suffix(cx, int);
+        Literal::Infinite(literal) => {
+            report_infinite(cx, literal);
             return None;
         }
-        (Literal::Integer(value), Kind::Integer) => DefaultValue::Integer(*value),
-        (Literal::Boolean(value), Kind::Boolean) => DefaultValue::Boolean(*value),
-        (Literal::String(value), Kind::String) => DefaultValue::String(value.clone()),
-        _ => {
+        Literal::Integer(value) => DefaultValue::Integer(*value),
+        Literal::Float(value) => DefaultValue::Float(*value),
+        Literal::Boolean(value) => DefaultValue::Boolean(*value),
+        Literal::String(value) => DefaultValue::String(value.clone()),
+        Literal::Other => {
             cx.error_spanned_by(
                 &span,
-                format!("the default of a {} argument is {example}", base.name()),
+                "a default is a literal of the field's type: `default = 10`, `default = 0.5`, \
+                 `default = true` or `default = \"text\"`",
             );
             return None;
         }
@@ -277,20 +252,6 @@ fn check_default(
         return None;
     }
     Some(default)
-}
-
-fn check_exists(cx: &mut Ctxt, field: &Field, arg_type: ArgType) {
-    if let Some(setting) = field.attrs.exists.get()
-        && arg_type.base != Base::Uuid
-    {
-        cx.error_spanned_by(
-            &setting.key,
-            format!(
-                "`exists` checks an id, so the field must be a `Uuid` or `Option<Uuid>`, not `{}`",
-                field.ty.to_token_stream().to_string().replace(' ', "")
-            ),
-        );
-    }
 }
 
 /// A custom message must replace a declared rule and read as a sentence.

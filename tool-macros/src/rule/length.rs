@@ -1,10 +1,9 @@
 //! `min_chars`, `max_chars`: a string's length, counted in Unicode scalar values.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 
-use super::{Checked, Key, Rule, Written};
-use crate::ast::Base;
+use super::{Checked, Key, Rule, Written, located};
 use crate::ctxt::Ctxt;
 use crate::model::DefaultValue;
 use crate::setting::Setting;
@@ -27,34 +26,7 @@ impl Rule for Length {
         &[MIN_CHARS, MAX_CHARS]
     }
 
-    fn check(&self, cx: &mut Ctxt, written: &Written, base: Base) -> Option<Box<dyn Checked>> {
-        if base != Base::String {
-            for setting in [written.get(&MIN_CHARS), written.get(&MAX_CHARS)]
-                .into_iter()
-                .flatten()
-            {
-                let message = if base.integer_range().is_some() {
-                    let integer_key = if setting.key == MIN_CHARS.name {
-                        "min"
-                    } else {
-                        "max"
-                    };
-                    format!(
-                        "`{}` limits the length of a String; to bound a {} write `{integer_key}`",
-                        setting.key,
-                        base.name()
-                    )
-                } else {
-                    format!(
-                        "`{}` limits the length of a String, and this argument is a {}",
-                        setting.key,
-                        base.name()
-                    )
-                };
-                cx.error_spanned_by(&setting.key, message);
-            }
-            return None;
-        }
+    fn check(&self, cx: &mut Ctxt, written: &Written) -> Option<Box<dyn Checked>> {
         let min = written
             .integer(cx, &MIN_CHARS)
             .and_then(|setting| characters(cx, &setting));
@@ -72,7 +44,13 @@ impl Rule for Length {
                 ),
             );
         }
-        (min.is_some() || max.is_some()).then(|| Box::new(Chars { min, max }) as Box<dyn Checked>)
+        let keys = [written.get(&MIN_CHARS), written.get(&MAX_CHARS)]
+            .into_iter()
+            .flatten()
+            .map(|setting| setting.key.clone())
+            .collect();
+        (min.is_some() || max.is_some())
+            .then(|| Box::new(Chars { min, max, keys }) as Box<dyn Checked>)
     }
 }
 
@@ -100,6 +78,8 @@ fn characters(cx: &mut Ctxt, setting: &Setting<i128>) -> Option<u64> {
 struct Chars {
     min: Option<u64>,
     max: Option<u64>,
+    /// The keys written, where a field type without a length is reported.
+    keys: Vec<syn::Ident>,
 }
 
 impl Checked for Chars {
@@ -131,5 +111,17 @@ impl Checked for Chars {
         };
         let (min, max) = (option(self.min), option(self.max));
         quote!(::toolkit::rule::Length { min: #min, max: #max })
+    }
+
+    fn assertions(&self, ty: &syn::Type) -> TokenStream {
+        self.keys
+            .iter()
+            .map(|key| {
+                let ty = located(ty, key.span());
+                quote_spanned! {key.span()=>
+                    const _: () = ::toolkit::__private::characters::<#ty>();
+                }
+            })
+            .collect()
     }
 }

@@ -1,12 +1,12 @@
-//! `min`, `max`: an integer's bounds. Every integer argument has this rule: the declared bounds
-//! narrow the field type's own, which always apply, so an offset of 2^70 is a broken rule and
-//! never an overflow.
+//! `min`, `max`, `exclusive_min`, `exclusive_max`: a number's bounds. The field's type must be a
+//! number (`toolkit::rule::Numeric`) that holds each bound, which the generated code checks; the
+//! type's own bounds (an `u8` holds 0 to 255) always apply too, so an offset of 2^70 is a broken
+//! rule and never an overflow.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 
-use super::{Checked, Key, Rule, Written};
-use crate::ast::Base;
+use super::{Checked, Key, Number, Rule, Written, located, type_name};
 use crate::ctxt::Ctxt;
 use crate::model::DefaultValue;
 use crate::setting::Setting;
@@ -16,108 +16,233 @@ pub struct Range;
 const MIN: Key = Key {
     name: "min",
     example: "min = 0",
-    aliases: &["minimum"],
+    aliases: &["minimum", "ge", "gte"],
 };
 const MAX: Key = Key {
     name: "max",
     example: "max = 50",
-    aliases: &["maximum"],
+    aliases: &["maximum", "le", "lte"],
+};
+const EXCLUSIVE_MIN: Key = Key {
+    name: "exclusive_min",
+    example: "exclusive_min = 0.0",
+    aliases: &["exclusive_minimum", "gt"],
+};
+const EXCLUSIVE_MAX: Key = Key {
+    name: "exclusive_max",
+    example: "exclusive_max = 1.0",
+    aliases: &["exclusive_maximum", "lt"],
 };
 
 impl Rule for Range {
     fn keys(&self) -> &'static [Key] {
-        &[MIN, MAX]
+        &[MIN, MAX, EXCLUSIVE_MIN, EXCLUSIVE_MAX]
     }
 
-    fn check(&self, cx: &mut Ctxt, written: &Written, base: Base) -> Option<Box<dyn Checked>> {
-        let Some((type_min, type_max)) = base.integer_range() else {
-            for setting in [written.get(&MIN), written.get(&MAX)].into_iter().flatten() {
-                let message = if base == Base::String {
-                    let length_key = if setting.key == MIN.name {
-                        "min_chars"
-                    } else {
-                        "max_chars"
-                    };
-                    format!(
-                        "`{}` bounds an integer; to limit the length of a String write \
-                         `{length_key}`",
-                        setting.key
-                    )
-                } else {
-                    format!(
-                        "`{}` bounds an integer, and this argument is a {}",
-                        setting.key,
-                        base.name()
-                    )
-                };
-                cx.error_spanned_by(&setting.key, message);
-            }
-            return None;
-        };
-        let mut bound = |key: &Key| {
-            let setting = written.integer(cx, key)?;
-            within_type(cx, &setting, base, type_min, type_max).then_some(setting.value)
-        };
-        let min = bound(&MIN).unwrap_or(type_min);
-        let max = bound(&MAX).unwrap_or(type_max);
-        if min > max
-            && let Some(setting) = written.get(&MAX)
-        {
-            cx.error_spanned_by(
-                setting.value_span(),
-                format!("`max = {max}` is below `min = {min}`: make `min` no larger than `max`"),
-            );
+    fn check(&self, cx: &mut Ctxt, written: &Written) -> Option<Box<dyn Checked>> {
+        let lower = side(cx, written, &MIN, &EXCLUSIVE_MIN, "below");
+        let upper = side(cx, written, &MAX, &EXCLUSIVE_MAX, "above");
+        if let (Some(lower), Some(upper)) = (&lower, &upper) {
+            check_not_empty(cx, lower, upper);
         }
-        Some(Box::new(Bounds { min, max }))
+        (lower.is_some() || upper.is_some())
+            .then(|| Box::new(Bounds { lower, upper }) as Box<dyn Checked>)
     }
 }
 
-/// Whether a declared bound lies within the field type's own range (reported if not).
-fn within_type(
+/// One side's bound, inclusive or exclusive; both written is reported.
+fn side(
     cx: &mut Ctxt,
-    setting: &Setting<i128>,
-    base: Base,
-    type_min: i128,
-    type_max: i128,
-) -> bool {
-    let value = setting.value;
-    let problem = if value < type_min {
-        format!("is below the smallest {} ({type_min})", base.name())
-    } else if value > type_max {
-        format!("is above the largest {} ({type_max})", base.name())
-    } else {
-        return true;
+    written: &Written,
+    inclusive: &Key,
+    exclusive: &Key,
+    from: &str,
+) -> Option<Bound> {
+    let bound = |cx: &mut Ctxt, key: &Key, is_exclusive| {
+        written.number(cx, key).map(|setting| Bound {
+            written: format!("{} = {}", key.name, setting.value),
+            number: setting.value,
+            exclusive: is_exclusive,
+            setting,
+        })
     };
-    cx.error_spanned_by(
-        setting.value_span(),
-        format!(
-            "`{} = {value}` {problem}: choose a bound the field's type can hold, or a wider type",
-            setting.key
-        ),
-    );
-    false
+    let kept = bound(cx, inclusive, false);
+    let excluded = bound(cx, exclusive, true);
+    match (kept, excluded) {
+        (Some(kept), Some(excluded)) => {
+            cx.error_spanned_by(
+                &excluded.setting.key,
+                format!(
+                    "`{}` and `{}` both bound the value from {from}: keep one of them",
+                    kept.setting.key, excluded.setting.key
+                ),
+            );
+            Some(kept)
+        }
+        (kept, excluded) => kept.or(excluded),
+    }
 }
 
-/// The bounds a call checks: the declared ones, or the type's where none was declared.
-struct Bounds {
-    min: i128,
-    max: i128,
+/// Refuses bounds that no value keeps (`min = 5, max = 1`; `exclusive_min = 1, max = 1`).
+fn check_not_empty(cx: &mut Ctxt, lower: &Bound, upper: &Bound) {
+    let (low, high) = (lower.number, upper.number);
+    let below = match (low, high) {
+        (Number::Whole(low), Number::Whole(high)) => high < low,
+        _ => high.as_f64() < low.as_f64(),
+    };
+    let touching = low.as_f64() == high.as_f64() && (lower.exclusive || upper.exclusive);
+    let (lower_key, upper_key) = (&lower.setting.key, &upper.setting.key);
+    if below {
+        cx.error_spanned_by(
+            upper.setting.value_span(),
+            format!(
+                "`{}` is below `{}`: make `{lower_key}` no larger than `{upper_key}`",
+                upper.written, lower.written
+            ),
+        );
+    } else if touching {
+        cx.error_spanned_by(
+            upper.setting.value_span(),
+            format!(
+                "`{}` and `{}` leave no value an argument could have: widen the range, or \
+                 write `min` and `max` for the one value",
+                lower.written, upper.written
+            ),
+        );
+    }
 }
 
-impl Checked for Bounds {
-    fn refuse_default(&self, default: &DefaultValue) -> Option<String> {
-        let Bounds { min, max } = *self;
-        match default {
-            DefaultValue::Integer(value) if *value < min || *value > max => Some(format!(
-                "the default {value} breaks this argument's own bounds ({min} to {max}): choose \
-                 a default between them"
-            )),
-            _ => None,
+/// A bound as written.
+struct Bound {
+    setting: Setting<Number>,
+    number: Number,
+    exclusive: bool,
+    /// `min = 1`, for messages.
+    written: String,
+}
+
+impl Bound {
+    /// Whether `value` keeps this bound, as a lower (`lower`) or upper one.
+    fn keeps(&self, value: Number, lower: bool) -> bool {
+        let ordering = match (value, self.number) {
+            (Number::Whole(value), Number::Whole(bound)) => value.partial_cmp(&bound),
+            (value, bound) => value.as_f64().partial_cmp(&bound.as_f64()),
+        };
+        match ordering {
+            Some(std::cmp::Ordering::Equal) => !self.exclusive,
+            Some(std::cmp::Ordering::Less) => !lower,
+            Some(std::cmp::Ordering::Greater) => lower,
+            None => false,
         }
     }
 
     fn spec(&self) -> TokenStream {
-        let Bounds { min, max } = self;
+        let value = match self.number {
+            Number::Whole(whole) => quote!(::toolkit::rule::Number::Whole(#whole)),
+            Number::Float(float) => quote!(::toolkit::rule::Number::Float(#float)),
+        };
+        let exclusive = self.exclusive;
+        quote!(::core::option::Option::Some(
+            ::toolkit::rule::Bound { value: #value, exclusive: #exclusive }
+        ))
+    }
+
+    /// A constant that fails to compile, on the bound, unless the field's type is a number that
+    /// holds it.
+    fn assertion(&self, ty: &syn::Type) -> TokenStream {
+        let refusal = format!(
+            "`{}` is not a value a `{}` can hold: choose a bound the field's type can hold, or \
+             a wider type",
+            self.written,
+            type_name(ty)
+        );
+        let span = self.setting.value_start();
+        let ty = located(ty, span);
+        match self.number {
+            Number::Whole(whole) => quote_spanned! {span=>
+                const _: () = ::toolkit::__private::whole::<#ty>(#whole, #refusal);
+            },
+            Number::Float(float) => quote_spanned! {span=>
+                const _: () = ::toolkit::__private::float::<#ty>(#float, #refusal);
+            },
+        }
+    }
+}
+
+/// The bounds a call checks.
+struct Bounds {
+    lower: Option<Bound>,
+    upper: Option<Bound>,
+}
+
+impl Bounds {
+    /// The bounds as prose: `between 1 and 50`, `1 or more`, `more than 0 and at most 1`.
+    fn prose(&self) -> String {
+        let lower = |bound: &Bound| {
+            let word = if bound.exclusive {
+                "more than"
+            } else {
+                "at least"
+            };
+            format!("{word} {}", bound.number)
+        };
+        let upper = |bound: &Bound| {
+            let word = if bound.exclusive {
+                "less than"
+            } else {
+                "at most"
+            };
+            format!("{word} {}", bound.number)
+        };
+        match (&self.lower, &self.upper) {
+            (Some(low), Some(high)) if !low.exclusive && !high.exclusive => {
+                format!("between {} and {}", low.number, high.number)
+            }
+            (Some(low), Some(high)) => format!("{} and {}", lower(low), upper(high)),
+            (Some(low), None) if !low.exclusive => format!("{} or more", low.number),
+            (None, Some(high)) if !high.exclusive => format!("{} or less", high.number),
+            (Some(low), None) => lower(low),
+            (None, Some(high)) => upper(high),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+impl Checked for Bounds {
+    fn refuse_default(&self, default: &DefaultValue) -> Option<String> {
+        let value = match default {
+            DefaultValue::Integer(value) => Number::Whole(*value),
+            DefaultValue::Float(value) => Number::Float(*value),
+            DefaultValue::String(_) | DefaultValue::Boolean(_) => return None,
+        };
+        let fits = self.lower.as_ref().is_none_or(|low| low.keeps(value, true))
+            && self
+                .upper
+                .as_ref()
+                .is_none_or(|high| high.keeps(value, false));
+        (!fits).then(|| {
+            format!(
+                "the default {value} breaks this argument's own bounds: it must be {}; choose \
+                 a default that keeps them",
+                self.prose()
+            )
+        })
+    }
+
+    fn spec(&self) -> TokenStream {
+        let side = |bound: &Option<Bound>| match bound {
+            Some(bound) => bound.spec(),
+            None => quote!(::core::option::Option::None),
+        };
+        let (min, max) = (side(&self.lower), side(&self.upper));
         quote!(::toolkit::rule::Range { min: #min, max: #max })
+    }
+
+    fn assertions(&self, ty: &syn::Type) -> TokenStream {
+        [&self.lower, &self.upper]
+            .into_iter()
+            .flatten()
+            .map(|bound| bound.assertion(ty))
+            .collect()
     }
 }

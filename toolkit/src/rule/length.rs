@@ -4,7 +4,6 @@
 use serde_json::{Map, Value, json};
 
 use super::Rule;
-use crate::value::ArgValue;
 
 /// The fewest and most characters a string argument may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,9 +14,19 @@ pub struct Length {
     pub max: Option<u64>,
 }
 
+/// A type whose length in characters `min_chars` and `max_chars` limit: `String`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a string, so `min_chars` and `max_chars` cannot limit its length",
+    label = "needs a `String` field",
+    note = "to bound a number, write `min` or `max`"
+)]
+pub trait Characters {}
+
+impl Characters for String {}
+
 impl Rule for Length {
-    fn check(&self, value: &ArgValue, _sent: &Value) -> Result<(), String> {
-        let ArgValue::String(text) = value else {
+    fn check(&self, value: &Value) -> Result<(), String> {
+        let Some(text) = value.as_str() else {
             return Ok(());
         };
         let chars = text.chars().count() as u64;
@@ -46,36 +55,32 @@ impl Rule for Length {
 mod tests {
     use super::*;
 
-    fn check(rule: Length, text: &str) -> Result<(), String> {
-        rule.check(&ArgValue::String(text.to_owned()), &json!(text))
+    fn check(min: Option<u64>, max: Option<u64>, text: &str) -> Result<(), String> {
+        Length { min, max }.check(&json!(text))
     }
 
     #[test]
     fn lengths_count_characters_and_say_the_rule() {
-        let both = Length {
-            min: Some(2),
-            max: Some(3),
-        };
-        assert_eq!(check(both, "éé"), Ok(()));
+        assert_eq!(check(Some(2), Some(3), "éé"), Ok(()));
         assert_eq!(
-            check(both, "é"),
+            check(Some(2), Some(3), "é"),
             Err("Must be between 2 and 3 characters long, not 1.".to_owned())
         );
-        let at_most = Length {
-            min: None,
-            max: Some(1),
-        };
         assert_eq!(
-            check(at_most, "ab"),
+            check(None, Some(1), "ab"),
             Err("Must be at most 1 characters long, not 2.".to_owned())
         );
-        let at_least = Length {
-            min: Some(1),
-            max: None,
-        };
         assert_eq!(
-            check(at_least, ""),
+            check(Some(1), None, ""),
             Err("Must be at least 1 characters long, not 0.".to_owned())
+        );
+        assert_eq!(
+            Length {
+                min: Some(5),
+                max: None
+            }
+            .check(&json!(3)),
+            Ok(())
         );
     }
 }

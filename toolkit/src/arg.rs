@@ -1,0 +1,113 @@
+//! The Rust types an argument can have, one module each: how a JSON value is read as the type,
+//! and the JSON Schema keywords that tell a client the same. A type's module holds both halves,
+//! so what is published and what is accepted are written side by side.
+//!
+//! A new argument type is one `impl Arg`, in a module here or in the user's own crate (a
+//! `Stars(u8)` that only holds 1 to 5, say).
+
+mod boolean;
+mod integer;
+mod string;
+mod uuid;
+
+pub(crate) use integer::integer_json;
+
+use serde_json::{Map, Value};
+
+use crate::Violations;
+use crate::rule::Rule;
+
+/// A Rust type that a tool argument can have: `String`, `bool`, the integers, [`Uuid`](crate::Uuid),
+/// and any type that implements it. `Option<T>` of one is an optional argument.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a type a tool argument can have",
+    label = "not an argument type",
+    note = "an argument is a `String`, a `bool`, an integer (`i8` to `i64`, `u8` to `u64`, \
+            `usize`), a `toolkit::Uuid` (the `uuid` crate's), a type that implements \
+            `toolkit::Arg`, or an `Option` of one"
+)]
+pub trait Arg: Sized + Send + 'static {
+    /// Writes the type's JSON Schema keywords into an argument's property (`"type": "integer"`
+    /// and its natural bounds), then the keywords of the rules declared on it
+    /// ([`Rules::publish`]).
+    fn schema(schema: &mut Map<String, Value>, rules: &Rules);
+
+    /// Reads a JSON value (never `null`) as this type. A value of the wrong JSON type, or one
+    /// the type cannot hold, is refused with a sentence saying what it must be; a value of the
+    /// right type is then checked against the declared rules ([`Reading::check`]). `None` when
+    /// anything was refused (and reported to `at`).
+    fn read(value: &Value, rules: &Rules, at: &mut Reading<'_>) -> Option<Self>;
+}
+
+/// The rules declared on one value, in the order a call checks them.
+#[derive(Debug, Clone, Copy)]
+pub struct Rules {
+    /// The rules on the value itself.
+    pub own: &'static [&'static dyn Rule],
+}
+
+impl Rules {
+    /// No rules.
+    pub const NONE: Rules = Rules { own: &[] };
+
+    /// Writes every rule's JSON Schema keywords, after the type's own (a declared `maximum`
+    /// replaces the type's natural one).
+    pub fn publish(&self, schema: &mut Map<String, Value>) {
+        for rule in self.own {
+            rule.publish(schema);
+        }
+    }
+}
+
+/// Where a value is being read, and where its broken rules are reported: under the argument's
+/// label, with the argument's own `message` in place of a broken rule's sentence.
+pub struct Reading<'a> {
+    label: &'a str,
+    message: Option<&'static str>,
+    violations: &'a mut Violations,
+}
+
+impl<'a> Reading<'a> {
+    pub(crate) fn new(
+        label: &'a str,
+        message: Option<&'static str>,
+        violations: &'a mut Violations,
+    ) -> Self {
+        Reading {
+            label,
+            message,
+            violations,
+        }
+    }
+
+    /// Reports that the value is not of the type, or not one the type can hold:
+    /// `Must be a string, not a number.` Always `None`, to return.
+    pub fn refuse<T>(&mut self, sentence: impl Into<String>) -> Option<T> {
+        self.violations.push(self.label, sentence);
+        None
+    }
+
+    /// Checks `value` against `rules` in order, reporting the first broken one (or the
+    /// argument's `message` in its place). `None` when one broke.
+    pub fn check(&mut self, value: &Value, rules: &Rules) -> Option<()> {
+        for rule in rules.own {
+            if let Err(sentence) = rule.check(value) {
+                let sentence = self.message.map_or(sentence, str::to_owned);
+                return self.refuse(sentence);
+            }
+        }
+        Some(())
+    }
+}
+
+/// What a JSON value is, for a sentence that refuses it: `not a string`.
+pub fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
