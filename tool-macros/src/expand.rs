@@ -173,8 +173,8 @@ fn assertions(arg: &Arg) -> TokenStream {
     if let Presence::Default(default, span) = &arg.presence {
         let refusal = |value: &dyn std::fmt::Display| {
             format!(
-                "the default {value} is not a value a `{}` can hold: choose one the field's \
-                 type can hold, or a wider type",
+                "the default {value} is not a value the type `{}` can hold: choose one the \
+                 field's type can hold, or a wider type",
                 crate::rule::type_name(ty)
             )
         };

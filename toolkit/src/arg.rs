@@ -6,6 +6,7 @@
 //! `Stars(u8)` that only holds 1 to 5, say).
 
 mod boolean;
+mod float;
 mod integer;
 mod string;
 mod uuid;
@@ -17,14 +18,14 @@ use serde_json::{Map, Value};
 use crate::Violations;
 use crate::rule::Rule;
 
-/// A Rust type that a tool argument can have: `String`, `bool`, the integers, [`Uuid`](crate::Uuid),
-/// and any type that implements it. `Option<T>` of one is an optional argument.
+/// A Rust type that a tool argument can have: `String`, `bool`, the integers, `f32` and `f64`,
+/// [`Uuid`](crate::Uuid), and any type that implements it. `Option<T>` of one is an optional argument.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a type a tool argument can have",
     label = "not an argument type",
     note = "an argument is a `String`, a `bool`, an integer (`i8` to `i64`, `u8` to `u64`, \
-            `usize`), a `toolkit::Uuid` (the `uuid` crate's), a type that implements \
-            `toolkit::Arg`, or an `Option` of one"
+            `usize`), an `f32` or `f64`, a `toolkit::Uuid` (the `uuid` crate's), a type that \
+            implements `toolkit::Arg`, or an `Option` of one"
 )]
 pub trait Arg: Sized + Send + 'static {
     /// Writes the type's JSON Schema keywords into an argument's property (`"type": "integer"`

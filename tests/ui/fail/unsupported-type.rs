@@ -7,7 +7,7 @@ pub struct Out {}
 #[derive(Tool)]
 #[tool(name = "t", title = "T", output = Out, read_only = true, destructive = false, idempotent = true, open_world = false)]
 pub struct Args {
-    pub ratio: f64,
+    pub timeout: std::time::Duration,
 }
 
 fn main() {}

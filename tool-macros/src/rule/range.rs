@@ -151,8 +151,8 @@ impl Bound {
     /// holds it.
     fn assertion(&self, ty: &syn::Type) -> TokenStream {
         let refusal = format!(
-            "`{}` is not a value a `{}` can hold: choose a bound the field's type can hold, or \
-             a wider type",
+            "`{}` is not a value the type `{}` can hold: choose a bound the field's type can \
+             hold, or a wider type",
             self.written,
             type_name(ty)
         );
