@@ -189,8 +189,13 @@ fn assertions(arg: &Arg) -> TokenStream {
                 let refusal = refusal(&format!("{value:?}"));
                 quote_spanned!(span=> ::toolkit::__private::float::<#ty>(#value, #refusal))
             }
-            DefaultValue::String(_) => {
-                quote_spanned!(span=> ::toolkit::__private::string_default::<#ty>())
+            DefaultValue::String(text) => {
+                let refusal = format!(
+                    "the default {text:?} is not a value the type `{}` holds: write one of its \
+                     values' wire names",
+                    crate::rule::type_name(arg.ty)
+                );
+                quote_spanned!(span=> ::toolkit::__private::string_default::<#ty>(#text, #refusal))
             }
             DefaultValue::Boolean(_) => {
                 quote_spanned!(span=> ::toolkit::__private::boolean_default::<#ty>())

@@ -1,4 +1,5 @@
-//! The compile-time half of `toolkit`: `#[derive(Tool)]`.
+//! The compile-time half of `toolkit`: `#[derive(Tool)]`, and `#[derive(Choice)]` for the
+//! string arguments with a fixed set of values (the module [`choice`]).
 //!
 //! The derive runs in four stages, one module each, with a typed hand-off between them:
 //! [`ast`] reads the struct and its attributes ([`attr`]) into a raw model, [`check`] turns that
@@ -12,6 +13,7 @@ mod ast;
 mod attr;
 mod case;
 mod check;
+mod choice;
 mod ctxt;
 mod expand;
 mod model;
@@ -21,6 +23,14 @@ mod symbol;
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
+
+/// Declares a string argument with a fixed set of values, one per unit variant; the guide is
+/// `docs/framework.md`.
+#[proc_macro_derive(Choice, attributes(choice))]
+pub fn derive_choice(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    choice::derive(&input).into()
+}
 
 /// Declares an MCP tool; the attributes are in the framework guide, `docs/framework.md`.
 #[proc_macro_derive(Tool, attributes(tool, arg))]

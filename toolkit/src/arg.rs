@@ -6,11 +6,13 @@
 //! `Stars(u8)` that only holds 1 to 5, say).
 
 mod boolean;
+pub(crate) mod choice;
 mod float;
 mod integer;
 mod string;
 mod uuid;
 
+pub use choice::Choice;
 pub(crate) use integer::integer_json;
 
 use serde_json::{Map, Value};
@@ -98,6 +100,19 @@ impl<'a> Reading<'a> {
             }
         }
         Some(())
+    }
+}
+
+/// Strings longer than this are cut short when a message shows them, so that a long value does
+/// not blow up the message.
+const MAX_QUOTED_CHARS: usize = 64;
+
+/// A string as sent, for a message: JSON-quoted (so control characters are escaped and the
+/// message stays one line), and cut after [`MAX_QUOTED_CHARS`] characters with `…`.
+pub fn quoted(text: &str) -> String {
+    match text.char_indices().nth(MAX_QUOTED_CHARS) {
+        Some((cut, _)) => format!("{}…", Value::from(&text[..cut])),
+        None => Value::from(text).to_string(),
     }
 }
 

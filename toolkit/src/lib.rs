@@ -77,13 +77,13 @@ mod trace;
 
 use std::future::Future;
 
-pub use arg::Arg;
+pub use arg::{Arg, Choice};
 pub use error::{ToolError, Violation, Violations};
 pub use route::{ToolSpecs, Toolbox, ToolboxError, call, definition, route, unreadable_call};
 pub use schema::{OutputSchemaError, input_schema, output_schema};
 pub use selection::Selection;
 pub use spec::{ArgSpec, DefaultValue, Hints, Presence, ToolSpec};
-pub use tool_macros::Tool;
+pub use tool_macros::{Choice, Tool};
 pub use uuid::Uuid;
 
 /// A declared tool: what `#[derive(Tool)]` implements. The attributes are in the framework
@@ -168,6 +168,9 @@ pub trait Exists<E>: Sync {
 pub mod __private {
     use std::future::Future;
 
+    pub use serde_json::{Map as JsonMap, Value as JsonValue};
+
+    pub use crate::arg::choice::{read as choice_read, schema as choice_schema};
     pub use crate::arg::{Arg, Rules};
     pub use crate::read::Fields;
     pub use crate::rule::{Characters, Numeric};
@@ -179,9 +182,13 @@ pub mod __private {
     #[diagnostic::on_unimplemented(
         message = "a `{Self}` argument cannot have a string default",
         label = "a string default",
-        note = "a string default fits a `String` argument"
+        note = "a string default fits a `String` argument, or a `#[derive(Choice)]` enum's \
+                argument when it names one of its values"
     )]
-    pub trait StringDefault {}
+    pub trait StringDefault {
+        /// The strings the type holds, where it does not hold every string (a `Choice`'s names).
+        const NAMES: Option<&'static [&'static str]> = None;
+    }
 
     impl StringDefault for String {}
 
@@ -217,8 +224,36 @@ pub mod __private {
         }
     }
 
-    /// A string default on a field of type `T`.
-    pub const fn string_default<T: StringDefault>() {}
+    /// A string default on a field of type `T`: one of its names, if it has names.
+    pub const fn string_default<T: StringDefault>(value: &str, refusal: &str) {
+        let Some(names) = T::NAMES else {
+            return;
+        };
+        let mut index = 0;
+        while index < names.len() {
+            if same_str(names[index], value) {
+                return;
+            }
+            index += 1;
+        }
+        panic!("{}", refusal);
+    }
+
+    /// `a == b`, which a `const fn` cannot write for strings.
+    const fn same_str(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut index = 0;
+        while index < a.len() {
+            if a[index] != b[index] {
+                return false;
+            }
+            index += 1;
+        }
+        true
+    }
 
     /// A `true` or `false` default on a field of type `T`.
     pub const fn boolean_default<T: BooleanDefault>() {}

@@ -23,7 +23,15 @@ pub fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
             }
             Presence::Optional | Presence::RequiredUnless(_) => {}
         }
-        if let Some(description) = arg.description {
+        // A type may describe its values (a `Choice`'s variants); the argument's own
+        // description comes first.
+        let described = property.remove("description");
+        let description = match (arg.description, described.as_ref().and_then(Value::as_str)) {
+            (Some(own), Some(values)) => Some(format!("{own} {values}")),
+            (Some(own), None) => Some(own.to_owned()),
+            (None, values) => values.map(str::to_owned),
+        };
+        if let Some(description) = description {
             property.insert("description".into(), json!(description));
         }
         properties.insert(arg.name.into(), Value::Object(property));

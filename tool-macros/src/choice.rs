@@ -1,0 +1,268 @@
+//! `#[derive(Choice)]`: an enum of unit variants becomes a string argument with a fixed set of
+//! values. Each variant's wire name is its snake_case name, as serde's
+//! `rename_all = "snake_case"` writes it, or `#[choice(rename = "…")]`; its doc comment
+//! describes the value. Every mistake is reported at once, on its token.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::{Data, DeriveInput, Fields, LitStr, Variant};
+
+use crate::ast::doc_text;
+use crate::case;
+use crate::ctxt::Ctxt;
+
+const CHOICE: &str = "choice";
+const RENAME: &str = "rename";
+
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    let mut cx = Ctxt::default();
+    let values = values(&mut cx, input);
+    match (cx.check(), values) {
+        (Ok(()), Some(values)) => emit(input, &values),
+        (Err(errors), _) => {
+            let mut tokens = errors.to_compile_error();
+            tokens.extend(fallback(input));
+            tokens
+        }
+        // `values` is `None` only after reporting an error.
+        (Ok(()), None) => TokenStream::new(),
+    }
+}
+
+/// One value of the choice.
+struct Value<'a> {
+    variant: &'a Variant,
+    wire_name: String,
+    description: Option<String>,
+}
+
+fn values<'a>(cx: &mut Ctxt, input: &'a DeriveInput) -> Option<Vec<Value<'a>>> {
+    for misplaced in input
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident(CHOICE))
+    {
+        cx.error_spanned_by(
+            misplaced.path(),
+            "#[choice(...)] goes on the variant it renames, not on the enum",
+        );
+    }
+    if !input.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &input.generics,
+            "a choice cannot be generic: its values are the variants' names",
+        );
+    }
+    let variants = match &input.data {
+        Data::Enum(data) => &data.variants,
+        Data::Struct(data) => {
+            cx.error_spanned_by(
+                data.struct_token,
+                "#[derive(Choice)] works on an enum of unit variants, one per value: write \
+                 `enum Name { First, Second }`",
+            );
+            return None;
+        }
+        Data::Union(data) => {
+            cx.error_spanned_by(
+                data.union_token,
+                "#[derive(Choice)] works on an enum of unit variants, one per value",
+            );
+            return None;
+        }
+    };
+    if variants.is_empty() {
+        cx.error_spanned_by(
+            &input.ident,
+            "a choice needs at least one value: add a variant for each value a client may send",
+        );
+        return None;
+    }
+    let mut values: Vec<Value> = Vec::with_capacity(variants.len());
+    for variant in variants {
+        if !matches!(variant.fields, Fields::Unit) {
+            cx.error_spanned_by(
+                &variant.fields,
+                format!(
+                    "a choice's values carry no data: write `{}` without fields; an argument \
+                     with fields of its own is a struct",
+                    variant.ident
+                ),
+            );
+        }
+        let wire_name =
+            rename(cx, variant).unwrap_or_else(|| case::snake_case(&variant.ident.to_string()));
+        if let Some(earlier) = values.iter().find(|value| value.wire_name == wire_name) {
+            cx.error_spanned_by(
+                &variant.ident,
+                format!(
+                    "`{}` and `{}` are both `{wire_name}` on the wire: give one another name with \
+                     `#[choice(rename = \"…\")]`",
+                    earlier.variant.ident, variant.ident
+                ),
+            );
+        }
+        values.push(Value {
+            variant,
+            wire_name,
+            description: doc_text(&variant.attrs),
+        });
+    }
+    Some(values)
+}
+
+/// `#[choice(rename = "…")]` on a variant, if written.
+fn rename(cx: &mut Ctxt, variant: &Variant) -> Option<String> {
+    let mut renamed: Option<LitStr> = None;
+    for attribute in variant
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident(CHOICE))
+    {
+        let result = attribute.parse_nested_meta(|meta| {
+            if !meta.path.is_ident(RENAME) {
+                let path = &meta.path;
+                let written = quote!(#path).to_string().replace(' ', "");
+                let message = match did_you_mean::closest(&written, [RENAME]) {
+                    Some(key) => {
+                        format!("unknown #[choice] key `{written}`; did you mean `{key}`?")
+                    }
+                    None => format!("unknown #[choice] key `{written}`; the one key is `rename`"),
+                };
+                cx.error_spanned_by(&meta.path, message);
+                if meta.input.peek(syn::Token![=]) {
+                    meta.value()?.parse::<TokenStream>()?;
+                }
+                return Ok(());
+            }
+            let value: LitStr = match meta.value().and_then(|value| value.parse()) {
+                Ok(value) => value,
+                Err(_) => {
+                    cx.error_spanned_by(
+                        &meta.path,
+                        "`rename` needs a string: write `rename = \"wire_name\"`",
+                    );
+                    return Ok(());
+                }
+            };
+            if value.value().is_empty() {
+                cx.error_spanned_by(&value, "a value's wire name cannot be empty");
+            }
+            if renamed.is_some() {
+                cx.error_spanned_by(
+                    &meta.path,
+                    "duplicate #[choice] key `rename`; state it once",
+                );
+            } else {
+                renamed = Some(value);
+            }
+            Ok(())
+        });
+        if let Err(error) = result {
+            cx.syn_error(error);
+        }
+    }
+    renamed.map(|name| name.value())
+}
+
+fn emit(input: &DeriveInput, values: &[Value]) -> TokenStream {
+    let ident = &input.ident;
+    let arg_impl = arg_impl(ident);
+    let names = values.iter().map(|value| &value.wire_name);
+    let descriptions = values.iter().map(|value| match &value.description {
+        Some(text) => quote!(::core::option::Option::Some(#text)),
+        None => quote!(::core::option::Option::None),
+    });
+    let from_index = values.iter().enumerate().map(|(index, value)| {
+        let variant = &value.variant.ident;
+        quote!(#index => ::core::option::Option::Some(Self::#variant))
+    });
+    let to_index = values.iter().enumerate().map(|(index, value)| {
+        let variant = &value.variant.ident;
+        quote_spanned!(variant.span()=> Self::#variant => #index)
+    });
+    quote! {
+        const _: () = {
+            #[automatically_derived]
+            impl ::toolkit::Choice for #ident {
+                const NAMES: &'static [&'static str] = &[#(#names),*];
+                const DESCRIPTIONS: &'static [::core::option::Option<&'static str>] =
+                    &[#(#descriptions),*];
+
+                fn from_index(index: usize) -> ::core::option::Option<Self> {
+                    match index {
+                        #(#from_index,)*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+
+                fn index(&self) -> usize {
+                    match self {
+                        #(#to_index,)*
+                    }
+                }
+            }
+
+            #arg_impl
+        };
+    }
+}
+
+/// The `Arg` impl and the string default every choice has, in its own and in stub output.
+fn arg_impl(ident: &syn::Ident) -> TokenStream {
+    quote! {
+        #[automatically_derived]
+        impl ::toolkit::Arg for #ident {
+            fn schema(
+                schema: &mut ::toolkit::__private::JsonMap<
+                    ::std::string::String,
+                    ::toolkit::__private::JsonValue,
+                >,
+                rules: &::toolkit::arg::Rules,
+            ) {
+                ::toolkit::__private::choice_schema::<Self>(schema, rules)
+            }
+
+            fn read(
+                value: &::toolkit::__private::JsonValue,
+                rules: &::toolkit::arg::Rules,
+                at: &mut ::toolkit::arg::Reading<'_>,
+            ) -> ::core::option::Option<Self> {
+                ::toolkit::__private::choice_read::<Self>(value, rules, at)
+            }
+        }
+
+        #[automatically_derived]
+        impl ::toolkit::__private::StringDefault for #ident {
+            const NAMES: ::core::option::Option<&'static [&'static str]> =
+                ::core::option::Option::Some(<Self as ::toolkit::Choice>::NAMES);
+        }
+    }
+}
+
+/// Stub impls for a choice with mistakes, so that the tools using it report only their own.
+fn fallback(input: &DeriveInput) -> TokenStream {
+    if !input.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let ident = &input.ident;
+    let arg_impl = arg_impl(ident);
+    quote! {
+        const _: () = {
+            impl ::toolkit::Choice for #ident {
+                const NAMES: &'static [&'static str] = &[];
+                const DESCRIPTIONS: &'static [::core::option::Option<&'static str>] = &[];
+
+                fn from_index(_: usize) -> ::core::option::Option<Self> {
+                    ::core::option::Option::None
+                }
+
+                fn index(&self) -> usize {
+                    0
+                }
+            }
+
+            #arg_impl
+        };
+    }
+}
