@@ -13,7 +13,7 @@ use syn::{Attribute, Ident, LitBool, LitStr, Token};
 
 use crate::ctxt::Ctxt;
 use crate::rule;
-use crate::setting::{Literal, Setting, Slot, report_duplicate};
+use crate::setting::{Literal, RuleSettings, Setting, Slot, report_duplicate};
 use crate::symbol::*;
 
 /// What `#[tool(...)]` said.
@@ -57,8 +57,9 @@ impl ToolAttrs {
 /// What `#[arg(...)]` said on one field.
 #[derive(Default)]
 pub struct ArgAttrs {
-    /// The keys a rule reads (`min`, `max_chars`), each for its rule to check (see `rule`).
-    pub rules: Vec<Setting<Literal>>,
+    /// The keys a rule reads (`min`, `max_chars`, and `each(...)`), each for its rule to check
+    /// (see `rule`).
+    pub rules: RuleSettings,
     pub default: Slot<Literal>,
     pub message: Slot<LitStr>,
     pub exists: Slot<syn::Path>,
@@ -216,21 +217,8 @@ pub fn parse_arg_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgAttrs {
                     ARG,
                     &mut out.rename,
                 )?,
-                // #[arg(min = 0)], #[arg(max_chars = 100)]: a key some rule reads
-                name => match rule::key(name) {
-                    Some(rule_key) => {
-                        if let Some(setting) = value(cx, &meta, &key, rule_key.example)? {
-                            if out.rules.iter().any(|written| written.key == setting.key) {
-                                report_duplicate(cx, ARG, &setting.key);
-                            } else {
-                                out.rules.push(setting);
-                            }
-                        }
-                    }
-                    None => {
-                        skip_unknown(cx, ARG, &arg_keys(), &arg_aliases(), &meta)?;
-                    }
-                },
+                // #[arg(min = 0)], #[arg(max_chars = 100)], #[arg(each(max_chars = 50))]
+                _ => rule_setting(cx, &meta, key, &mut out.rules)?,
             }
             Ok(())
         });
@@ -239,6 +227,104 @@ pub fn parse_arg_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgAttrs {
         }
     }
     out
+}
+
+/// A key some rule reads (`min = 0`, `unique`), or `each(...)` with the rules of a list's
+/// elements; anything else is an unknown key.
+fn rule_setting(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta,
+    key: Ident,
+    settings: &mut RuleSettings,
+) -> syn::Result<()> {
+    if key == EACH {
+        return each(cx, meta, key, settings);
+    }
+    let Some(rule_key) = rule::key(&key.to_string()) else {
+        skip_unknown(cx, ARG, &arg_keys(), &arg_aliases(), meta)?;
+        return Ok(());
+    };
+    if rule_key.flag && !meta.input.peek(Token![=]) {
+        settings.add(
+            cx,
+            Setting {
+                key,
+                tokens: TokenStream::new(),
+                value: Literal::Boolean(true),
+            },
+        );
+    } else if let Some(setting) = value(cx, meta, &key, rule_key.example)? {
+        settings.add(cx, setting);
+    }
+    Ok(())
+}
+
+/// `each(max_chars = 50, …)`: rules only, which apply to each element of a list.
+fn each(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta,
+    key: Ident,
+    settings: &mut RuleSettings,
+) -> syn::Result<()> {
+    if !meta.input.peek(syn::token::Paren) {
+        cx.error_spanned_by(
+            &key,
+            "`each` holds the rules of a list's elements: write `each(max_chars = 50)`",
+        );
+        if meta.input.peek(Token![=]) {
+            value_tokens(meta)?;
+        }
+        return Ok(());
+    }
+    let group: proc_macro2::Group = meta.input.fork().parse()?;
+    if group.stream().is_empty() {
+        meta.input.parse::<TokenTree>()?;
+        cx.error_spanned_by(
+            &key,
+            "`each(...)` is empty: write the rules of each element inside, like `each(max_chars = 50)`",
+        );
+        return Ok(());
+    }
+    let mut inner = RuleSettings::default();
+    let mut misplaced = false;
+    meta.parse_nested_meta(|element| {
+        let Some(element_key) = element.path.get_ident().cloned() else {
+            skip_unknown(cx, ARG, &arg_keys(), &arg_aliases(), &element)?;
+            return Ok(());
+        };
+        let name = element_key.to_string();
+        if ARG_KEYS.contains(&name.as_str()) && name != EACH {
+            cx.error_spanned_by(
+                &element_key,
+                format!(
+                    "`{name}` is about the argument, not about each element: move it out of \
+                     `each(...)`, which holds only rules such as `max_chars`"
+                ),
+            );
+            misplaced = true;
+            if element.input.peek(Token![=]) {
+                value_tokens(&element)?;
+            } else {
+                skip_group(&element)?;
+            }
+            return Ok(());
+        }
+        rule_setting(cx, &element, element_key, &mut inner)
+    })?;
+    if inner.written.is_empty() && inner.each.is_none() {
+        if !misplaced {
+            cx.error_spanned_by(
+                &key,
+                "`each(...)` holds no rule: write the rules of each element inside, like \
+                 `each(max_chars = 50)`",
+            );
+        }
+    } else if settings.each.is_some() {
+        report_duplicate(cx, ARG, &key);
+    } else {
+        settings.each = Some((key, Box::new(inner)));
+    }
+    Ok(())
 }
 
 fn hint(

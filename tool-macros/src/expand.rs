@@ -14,7 +14,7 @@ use syn::spanned::Spanned as _;
 use crate::ast::Input;
 use crate::check::check;
 use crate::ctxt::Ctxt;
-use crate::model::{Arg, DefaultValue, Model, Presence};
+use crate::model::{Arg, DefaultValue, Model, Presence, Rules};
 use crate::rule::located;
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
@@ -125,7 +125,7 @@ fn arg_spec(arg: &Arg) -> TokenStream {
     let ignored_with = option(arg.ignored_with.map(|index| quote!(#index)));
     let ty = arg.ty;
     let schema = quote_spanned!(ty.span()=> <#ty as ::toolkit::Arg>::schema);
-    let rules = arg.rules.iter().map(|rule| rule.spec());
+    let rules = rules_spec(&arg.rules);
     let presence = match &arg.presence {
         Presence::Required => quote!(::toolkit::__private::Presence::Required),
         Presence::Optional => quote!(::toolkit::__private::Presence::Optional),
@@ -157,7 +157,7 @@ fn arg_spec(arg: &Arg) -> TokenStream {
             label: #label,
             description: #description,
             schema: #schema,
-            rules: ::toolkit::__private::Rules { own: &[#(&#rules),*] },
+            rules: #rules,
             presence: #presence,
             message: #message,
             ignored_with: #ignored_with,
@@ -165,11 +165,41 @@ fn arg_spec(arg: &Arg) -> TokenStream {
     }
 }
 
+/// The rules of one value as a `toolkit::arg::Rules` expression, its elements' nested.
+fn rules_spec(rules: &Rules) -> TokenStream {
+    let own = rules.own.iter().map(|rule| rule.spec());
+    let each = option(rules.each.as_ref().map(|(_, each)| {
+        let each = rules_spec(each);
+        quote!(&#each)
+    }));
+    quote!(::toolkit::__private::Rules { own: &[#(&#own),*], each: #each })
+}
+
+/// The compile-time checks of rules against the type `ty` of the value they apply to, which
+/// `what` names; the rules of `each(...)` against the element type.
+fn rule_assertions(rules: &Rules, ty: &syn::Type, what: &str) -> TokenStream {
+    let mut checks: TokenStream = rules
+        .own
+        .iter()
+        .map(|rule| rule.assertions(ty, what))
+        .collect();
+    if let Some((key, each)) = &rules.each {
+        // Spanned on the user's `each` (not the macro's call site), so that a compile error
+        // about the element is shown where the rule was written.
+        let element: syn::Type =
+            syn::parse_quote_spanned!(*key=> ::toolkit::__private::Element<#ty>);
+        let what = format!("each element of `{}`", crate::rule::type_name(ty));
+        checks.extend(rule_assertions(each, &element, &what));
+    }
+    checks
+}
+
 /// The compile-time checks of one argument's settings against its type: each rule's, the
 /// default's, and `exists`'s. Each is a constant spanned on the setting it checks.
 fn assertions(arg: &Arg) -> TokenStream {
     let ty = arg.ty;
-    let mut checks: TokenStream = arg.rules.iter().map(|rule| rule.assertions(ty)).collect();
+    let what = format!("the type `{}`", crate::rule::type_name(ty));
+    let mut checks = rule_assertions(&arg.rules, ty, &what);
     if let Presence::Default(default, span) = &arg.presence {
         let refusal = |value: &dyn std::fmt::Display| {
             format!(

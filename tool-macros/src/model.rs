@@ -48,12 +48,19 @@ pub struct Arg<'a> {
     pub label: String,
     pub description: Option<String>,
     /// The rules its value must keep, in the order a call checks them.
-    pub rules: Vec<Box<dyn Checked>>,
+    pub rules: Rules,
     pub presence: Presence,
     pub message: Option<String>,
     pub ignored_with: Option<usize>,
     /// The entity `exists = …` names, and where the key was written.
     pub exists: Option<(syn::Path, proc_macro2::Span)>,
+}
+
+/// The rules of one value, checked: its own, and its elements' (`each(...)`) with where
+/// `each` was written.
+pub struct Rules {
+    pub own: Vec<Box<dyn Checked>>,
+    pub each: Option<(proc_macro2::Span, Box<Rules>)>,
 }
 
 /// What leaving the argument out means.

@@ -9,6 +9,7 @@
 //! A new rule is a module here, listed in [`RULES`], and its runtime type in `toolkit::rule`;
 //! the guide's "How it works" (`docs/framework.md`) lists the tests and docs that change with it.
 
+mod items;
 mod length;
 mod range;
 
@@ -20,7 +21,7 @@ use crate::model::DefaultValue;
 use crate::setting::{Literal, Setting, report_infinite, report_suffix};
 
 /// Every rule, in the order a call checks them.
-pub const RULES: &[&dyn Rule] = &[&range::Range, &length::Length];
+pub const RULES: &[&dyn Rule] = &[&range::Range, &length::Length, &items::Items];
 
 /// The compile-time half of a rule.
 pub trait Rule: Sync {
@@ -40,9 +41,11 @@ pub trait Checked {
     /// The spec entry: an expression of the rule's type in `toolkit::rule`.
     fn spec(&self) -> TokenStream;
 
-    /// The generated checks of the rule against the argument's type `ty`: items (constants)
-    /// that fail to compile, on the setting, when the type cannot take the rule.
-    fn assertions(&self, ty: &syn::Type) -> TokenStream;
+    /// The generated checks of the rule against the type `ty` of the value it applies to:
+    /// items (constants) that fail to compile, on the setting, when the type cannot take the
+    /// rule. `what` names that value for a message: "the type `u8`", "each element of
+    /// `Vec<u8>`".
+    fn assertions(&self, ty: &syn::Type, what: &str) -> TokenStream;
 }
 
 /// A number as written in `#[arg(...)]`.
@@ -102,6 +105,8 @@ pub struct Key {
     pub example: &'static str,
     /// Names other libraries give it (`max_length`): when written, this key is suggested.
     pub aliases: &'static [&'static str],
+    /// Whether the key may be written alone, meaning `= true` (`unique`).
+    pub flag: bool,
 }
 
 /// The rule key `name`, if a rule reads one of that name.
@@ -122,6 +127,28 @@ pub struct Written<'a> {
 impl<'a> Written<'a> {
     pub fn new(settings: &'a [Setting<Literal>]) -> Self {
         Written { settings }
+    }
+
+    /// Whether the flag `key` was set (`unique`, `unique = true`); any other value is reported.
+    pub fn flag(&self, cx: &mut Ctxt, key: &Key) -> Option<Setting<bool>> {
+        let setting = self.get(key)?;
+        match setting.value {
+            Literal::Boolean(value) => Some(Setting {
+                key: setting.key.clone(),
+                tokens: setting.tokens.clone(),
+                value,
+            }),
+            _ => {
+                cx.error_spanned_by(
+                    setting.value_span(),
+                    format!(
+                        "unexpected value for `{}`: write `{}`",
+                        key.name, key.example
+                    ),
+                );
+                None
+            }
+        }
     }
 
     /// The setting of `key`, if it was written.

@@ -84,6 +84,30 @@ impl<T> Slot<T> {
     }
 }
 
+/// What a field wrote under the rule keys: its value's rules, and `each(...)`'s for a list's
+/// elements.
+#[derive(Default)]
+pub struct RuleSettings {
+    pub written: Vec<Setting<Literal>>,
+    /// `each(...)`: the key, and the rules inside it.
+    pub each: Option<(Ident, Box<RuleSettings>)>,
+}
+
+impl RuleSettings {
+    /// Adds a rule setting; a key written twice is reported.
+    pub fn add(&mut self, cx: &mut Ctxt, setting: Setting<Literal>) {
+        if self
+            .written
+            .iter()
+            .any(|written| written.key == setting.key)
+        {
+            report_duplicate(cx, "arg", &setting.key);
+        } else {
+            self.written.push(setting);
+        }
+    }
+}
+
 /// Reports a key set twice, on its second occurrence.
 pub fn report_duplicate(cx: &mut Ctxt, attr: &str, key: &Ident) {
     cx.error_spanned_by(

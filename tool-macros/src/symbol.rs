@@ -46,6 +46,7 @@ pub const EXISTS: &str = "exists";
 pub const REQUIRED_UNLESS: &str = "required_unless";
 pub const IGNORED_WITH: &str = "ignored_with";
 pub const RENAME: &str = "rename";
+pub const EACH: &str = "each";
 
 pub const ARG_KEYS: &[&str] = &[
     DEFAULT,
@@ -54,4 +55,5 @@ pub const ARG_KEYS: &[&str] = &[
     REQUIRED_UNLESS,
     IGNORED_WITH,
     RENAME,
+    EACH,
 ];

@@ -9,6 +9,7 @@ mod boolean;
 pub(crate) mod choice;
 mod float;
 mod integer;
+mod list;
 mod string;
 mod uuid;
 
@@ -47,11 +48,16 @@ pub trait Arg: Sized + Send + 'static {
 pub struct Rules {
     /// The rules on the value itself.
     pub own: &'static [&'static dyn Rule],
+    /// The rules on each element, for a list: `each(...)`.
+    pub each: Option<&'static Rules>,
 }
 
 impl Rules {
     /// No rules.
-    pub const NONE: Rules = Rules { own: &[] };
+    pub const NONE: Rules = Rules {
+        own: &[],
+        each: None,
+    };
 
     /// Writes every rule's JSON Schema keywords, after the type's own (a declared `maximum`
     /// replaces the type's natural one).
@@ -60,46 +66,91 @@ impl Rules {
             rule.publish(schema);
         }
     }
+
+    /// The rules on each element (none, where `each(...)` was not written).
+    pub fn each(&self) -> &'static Rules {
+        self.each.unwrap_or(&Rules::NONE)
+    }
 }
 
-/// Where a value is being read, and where its broken rules are reported: under the argument's
-/// label, with the argument's own `message` in place of a broken rule's sentence.
+/// Where a value is being read, and where its broken rules are reported. An argument's own
+/// problems are reported under its label, with its `message` in place of a broken rule's
+/// sentence; an element's under its path in wire names (`labels[2]`), with the rule's own.
 pub struct Reading<'a> {
+    name: &'a str,
     label: &'a str,
+    /// Below the argument: `[2]`, `[2].oldText`; empty at the argument itself.
+    path: String,
     message: Option<&'static str>,
     violations: &'a mut Violations,
 }
 
 impl<'a> Reading<'a> {
     pub(crate) fn new(
+        name: &'a str,
         label: &'a str,
         message: Option<&'static str>,
         violations: &'a mut Violations,
     ) -> Self {
         Reading {
+            name,
             label,
+            path: String::new(),
             message,
             violations,
         }
     }
 
+    /// A reading whose reports are kept in `violations` and not shown, to count them.
+    pub(crate) fn quiet(violations: &'a mut Violations) -> Self {
+        Reading::new("", "", None, violations)
+    }
+
     /// Reports that the value is not of the type, or not one the type can hold:
     /// `Must be a string, not a number.` Always `None`, to return.
     pub fn refuse<T>(&mut self, sentence: impl Into<String>) -> Option<T> {
-        self.violations.push(self.label, sentence);
+        let at = self.here();
+        self.violations.push(at, sentence);
         None
     }
 
-    /// Checks `value` against `rules` in order, reporting the first broken one (or the
-    /// argument's `message` in its place). `None` when one broke.
+    /// Checks `value` against `rules` in order, reporting the first broken one (or, for the
+    /// argument itself, its `message` in its place). `None` when one broke.
     pub fn check(&mut self, value: &Value, rules: &Rules) -> Option<()> {
         for rule in rules.own {
             if let Err(sentence) = rule.check(value) {
-                let sentence = self.message.map_or(sentence, str::to_owned);
+                let sentence = match self.message {
+                    Some(message) if self.path.is_empty() => message.to_owned(),
+                    _ => sentence,
+                };
                 return self.refuse(sentence);
             }
         }
         Some(())
+    }
+
+    /// Reads the element at `index` of a list with `read`, reporting under `name[index]`.
+    pub fn item<T>(
+        &mut self,
+        index: usize,
+        read: impl FnOnce(&mut Reading<'_>) -> Option<T>,
+    ) -> Option<T> {
+        use std::fmt::Write as _;
+        let length = self.path.len();
+        // Writing to a `String` cannot fail.
+        let _ = write!(self.path, "[{index}]");
+        let value = read(self);
+        self.path.truncate(length);
+        value
+    }
+
+    /// Where a report goes: the label at the argument, the wire path below it.
+    fn here(&self) -> String {
+        if self.path.is_empty() {
+            self.label.to_owned()
+        } else {
+            format!("{}{}", self.name, self.path)
+        }
     }
 }
 

@@ -209,6 +209,32 @@ pub mod __private {
     /// `min_chars` or `max_chars` on a field of type `T`.
     pub const fn characters<T: crate::rule::Characters>() {}
 
+    /// The element of list type `L`, as the subject of the rules in `each(...)`: it takes a
+    /// rule when the element type does, and the compile error names the element type.
+    pub struct Element<L>(core::marker::PhantomData<L>);
+
+    impl<L: crate::rule::Items> Characters for Element<L> where L::Item: Characters {}
+
+    impl<L: crate::rule::Items> Numeric for Element<L>
+    where
+        L::Item: Numeric,
+    {
+        const MIN: i128 = <L::Item as Numeric>::MIN;
+        const MAX: i128 = <L::Item as Numeric>::MAX;
+        const FRACTIONS: bool = <L::Item as Numeric>::FRACTIONS;
+        const LARGEST: f64 = <L::Item as Numeric>::LARGEST;
+    }
+
+    impl<L: crate::rule::Items> crate::rule::Items for Element<L>
+    where
+        L::Item: crate::rule::Items,
+    {
+        type Item = <L::Item as crate::rule::Items>::Item;
+    }
+
+    /// `min_items`, `max_items` or `unique` on a field of type `T`.
+    pub const fn items<T: crate::rule::Items>() {}
+
     /// A whole-number bound or default on a field of type `T`.
     pub const fn whole<T: Numeric>(value: i128, refusal: &str) {
         if value < T::MIN || value > T::MAX {

@@ -101,7 +101,7 @@ impl<'a> Fields<'a> {
     }
 
     fn read<T>(&mut self, arg: &ArgSpec, raw: &Value, read: Read<T>) -> Option<T> {
-        let mut at = Reading::new(arg.label, arg.message, &mut self.violations);
+        let mut at = Reading::new(arg.name, arg.label, arg.message, &mut self.violations);
         read(raw, &arg.rules, &mut at)
     }
 

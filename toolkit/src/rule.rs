@@ -11,6 +11,7 @@
 //! A new rule is a module here implementing [`Rule`], and one in the macro; the guide's "How it
 //! works" (`docs/framework.md`) lists the tests and docs that change with it.
 
+mod items;
 mod length;
 mod range;
 
@@ -19,8 +20,18 @@ use std::fmt::Debug;
 
 use serde_json::{Map, Value};
 
+pub use items::{ItemCount, Items};
 pub use length::{Characters, Length};
 pub use range::{Bound, Number, Numeric, Range};
+
+/// `1 item`, `2 items`: a count and its noun, for a rule's sentence.
+pub(crate) fn count(number: u64, one: &str, many: &str) -> String {
+    if number == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{number} {many}")
+    }
+}
 
 /// A rule on the value of an argument, checked on every call and published in its schema.
 pub trait Rule: Any + Debug + Sync {

@@ -7,9 +7,9 @@ use super::MAX_NAME_CHARS;
 use crate::ast::{ArgType, Field};
 use crate::case;
 use crate::ctxt::Ctxt;
-use crate::model::{Arg, DefaultValue, Presence};
+use crate::model::{Arg, DefaultValue, Presence, Rules};
 use crate::rule::{self, Checked, RULES, Written, type_name};
-use crate::setting::{Literal, Setting, report_infinite, report_suffix};
+use crate::setting::{Literal, RuleSettings, Setting, report_infinite, report_suffix};
 
 /// A name a client sends an argument under: a letter, then letters, digits, `_` or `-`, so that it
 /// reads the same in every client's code, in the schema and in a message that names it.
@@ -61,15 +61,11 @@ fn check_arg<'a>(cx: &mut Ctxt, fields: &[Field<'a>], field: &Field<'a>) -> Opti
         Some(setting) => check_wire_name(cx, setting),
         None => case::wire_name(&field.ident.to_string()),
     };
-    let written = Written::new(&attrs.rules);
-    let rules: Vec<Box<dyn Checked>> = RULES
-        .iter()
-        .filter_map(|rule| rule.check(cx, &written))
-        .collect();
+    let rules = check_rules(cx, &attrs.rules);
     let required_unless = other_field(cx, fields, field, attrs.required_unless.get());
     let ignored_with = other_field(cx, fields, field, attrs.ignored_with.get());
     check_conditions(cx, fields, field, arg_type, required_unless, ignored_with);
-    let presence = check_presence(cx, field, arg_type, &rules, required_unless);
+    let presence = check_presence(cx, field, arg_type, &rules.own, required_unless);
     let message = check_message(cx, field);
     Some(Arg {
         ident: field.ident,
@@ -87,6 +83,21 @@ fn check_arg<'a>(cx: &mut Ctxt, fields: &[Field<'a>], field: &Field<'a>) -> Opti
             .get()
             .map(|setting| (setting.value.clone(), setting.key.span())),
     })
+}
+
+/// Each rule's check of what it reads, for the value and, in `each(...)`, for its elements.
+fn check_rules(cx: &mut Ctxt, settings: &RuleSettings) -> Rules {
+    let written = Written::new(&settings.written);
+    Rules {
+        own: RULES
+            .iter()
+            .filter_map(|rule| rule.check(cx, &written))
+            .collect(),
+        each: settings
+            .each
+            .as_ref()
+            .map(|(key, inner)| (key.span(), Box::new(check_rules(cx, inner)))),
+    }
 }
 
 /// `required_unless` and `ignored_with` make sense: on an `Option` field, naming a field that a
@@ -259,7 +270,7 @@ fn check_message(cx: &mut Ctxt, field: &Field) -> Option<String> {
     let attrs = &field.attrs;
     let setting = attrs.message.get()?;
     let text = setting.value.value();
-    if attrs.rules.is_empty() && attrs.required_unless.get().is_none() {
+    if attrs.rules.written.is_empty() && attrs.required_unless.get().is_none() {
         let keys: Vec<String> = rule::all_keys()
             .map(|key| format!("`{}`", key.name))
             .collect();

@@ -14,11 +14,13 @@ const MIN_CHARS: Key = Key {
     name: "min_chars",
     example: "min_chars = 1",
     aliases: &["min_length", "min_len"],
+    flag: false,
 };
 const MAX_CHARS: Key = Key {
     name: "max_chars",
     example: "max_chars = 100",
     aliases: &["max_length", "max_len"],
+    flag: false,
 };
 
 impl Rule for Length {
@@ -113,7 +115,7 @@ impl Checked for Chars {
         quote!(::toolkit::rule::Length { min: #min, max: #max })
     }
 
-    fn assertions(&self, ty: &syn::Type) -> TokenStream {
+    fn assertions(&self, ty: &syn::Type, _what: &str) -> TokenStream {
         self.keys
             .iter()
             .map(|key| {

@@ -6,7 +6,7 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
-use super::{Checked, Key, Number, Rule, Written, located, type_name};
+use super::{Checked, Key, Number, Rule, Written, located};
 use crate::ctxt::Ctxt;
 use crate::model::DefaultValue;
 use crate::setting::Setting;
@@ -17,21 +17,25 @@ const MIN: Key = Key {
     name: "min",
     example: "min = 0",
     aliases: &["minimum", "ge", "gte"],
+    flag: false,
 };
 const MAX: Key = Key {
     name: "max",
     example: "max = 50",
     aliases: &["maximum", "le", "lte"],
+    flag: false,
 };
 const EXCLUSIVE_MIN: Key = Key {
     name: "exclusive_min",
     example: "exclusive_min = 0.0",
     aliases: &["exclusive_minimum", "gt"],
+    flag: false,
 };
 const EXCLUSIVE_MAX: Key = Key {
     name: "exclusive_max",
     example: "exclusive_max = 1.0",
     aliases: &["exclusive_maximum", "lt"],
+    flag: false,
 };
 
 impl Rule for Range {
@@ -149,12 +153,11 @@ impl Bound {
 
     /// A constant that fails to compile, on the bound, unless the field's type is a number that
     /// holds it.
-    fn assertion(&self, ty: &syn::Type) -> TokenStream {
+    fn assertion(&self, ty: &syn::Type, what: &str) -> TokenStream {
         let refusal = format!(
-            "`{}` is not a value the type `{}` can hold: choose a bound the field's type can \
-             hold, or a wider type",
+            "`{}` is not a value {what} can hold: choose a bound the type can hold, or a wider \
+             type",
             self.written,
-            type_name(ty)
         );
         let span = self.setting.value_start();
         let ty = located(ty, span);
@@ -238,11 +241,11 @@ impl Checked for Bounds {
         quote!(::toolkit::rule::Range { min: #min, max: #max })
     }
 
-    fn assertions(&self, ty: &syn::Type) -> TokenStream {
+    fn assertions(&self, ty: &syn::Type, what: &str) -> TokenStream {
         [&self.lower, &self.upper]
             .into_iter()
             .flatten()
-            .map(|bound| bound.assertion(ty))
+            .map(|bound| bound.assertion(ty, what))
             .collect()
     }
 }

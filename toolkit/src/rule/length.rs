@@ -30,12 +30,17 @@ impl Rule for Length {
             return Ok(());
         };
         let chars = text.chars().count() as u64;
+        let characters = |number| super::count(number, "character", "characters");
         let rule = match (self.min, self.max) {
             (Some(min), Some(max)) if chars < min || chars > max => {
-                format!("Must be between {min} and {max} characters long")
+                format!("Must be between {min} and {} long", characters(max))
             }
-            (Some(min), None) if chars < min => format!("Must be at least {min} characters long"),
-            (None, Some(max)) if chars > max => format!("Must be at most {max} characters long"),
+            (Some(min), None) if chars < min => {
+                format!("Must be at least {} long", characters(min))
+            }
+            (None, Some(max)) if chars > max => {
+                format!("Must be at most {} long", characters(max))
+            }
             _ => return Ok(()),
         };
         Err(format!("{rule}, not {chars}."))
@@ -68,11 +73,11 @@ mod tests {
         );
         assert_eq!(
             check(None, Some(1), "ab"),
-            Err("Must be at most 1 characters long, not 2.".to_owned())
+            Err("Must be at most 1 character long, not 2.".to_owned())
         );
         assert_eq!(
             check(Some(1), None, ""),
-            Err("Must be at least 1 characters long, not 0.".to_owned())
+            Err("Must be at least 1 character long, not 0.".to_owned())
         );
         assert_eq!(
             Length {
