@@ -38,56 +38,7 @@ impl<'a> Input<'a> {
     pub fn from_syn(cx: &mut Ctxt, original: &'a DeriveInput) -> Option<Input<'a>> {
         let attrs = parse_tool_attrs(cx, &original.attrs);
         let doc = doc_text(&original.attrs);
-        let fields = match &original.data {
-            Data::Struct(data) => match &data.fields {
-                Fields::Named(named) => named.named.iter().collect(),
-                Fields::Unit => Vec::new(),
-                Fields::Unnamed(unnamed) => {
-                    cx.error_spanned_by(
-                        unnamed,
-                        "#[derive(Tool)] needs named fields, one per argument: write `struct Name { field: Type }`",
-                    );
-                    return None;
-                }
-            },
-            Data::Enum(data) => {
-                cx.error_spanned_by(
-                    data.enum_token,
-                    "#[derive(Tool)] works on a struct, not an enum: declare the tool as a struct with one named field per argument",
-                );
-                return None;
-            }
-            Data::Union(data) => {
-                cx.error_spanned_by(
-                    data.union_token,
-                    "#[derive(Tool)] works on a struct, not a union: declare the tool as a struct with one named field per argument",
-                );
-                return None;
-            }
-        };
-        // A field typed with one of the struct's own type parameters is part of one mistake,
-        // the generic struct, reported once (by `check`).
-        let type_params: Vec<&syn::Ident> = original
-            .generics
-            .type_params()
-            .map(|param| &param.ident)
-            .collect();
-        let is_type_param = |ty: &Type| {
-            matches!(ty, Type::Path(path) if path.qself.is_none()
-                && path.path.get_ident().is_some_and(|ident| type_params.contains(&ident)))
-        };
-        let fields = fields
-            .into_iter()
-            .filter_map(|field| {
-                let ident = field.ident.as_ref()?;
-                Some(Field {
-                    ident,
-                    arg_type: (!is_type_param(&field.ty)).then(|| arg_type(&field.ty)),
-                    doc: doc_text(&field.attrs),
-                    attrs: parse_arg_attrs(cx, &field.attrs),
-                })
-            })
-            .collect();
+        let fields = fields(cx, original, Derive::Tool)?;
         Some(Input {
             original,
             doc,
@@ -95,6 +46,91 @@ impl<'a> Input<'a> {
             fields,
         })
     }
+}
+
+/// Which derive reads a struct's fields, for its messages.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Derive {
+    Tool,
+    Args,
+}
+
+/// The struct's named fields with their attributes; `None` when it is not a struct with named
+/// fields (reported).
+pub fn fields<'a>(
+    cx: &mut Ctxt,
+    original: &'a DeriveInput,
+    derive: Derive,
+) -> Option<Vec<Field<'a>>> {
+    let (name, what, each) = match derive {
+        Derive::Tool => ("Tool", "the tool", "argument"),
+        Derive::Args => ("Args", "the object", "field"),
+    };
+    let fields: Vec<&syn::Field> = match &original.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(named) => named.named.iter().collect(),
+            Fields::Unit => Vec::new(),
+            Fields::Unnamed(unnamed) => {
+                cx.error_spanned_by(
+                    unnamed,
+                    format!(
+                        "#[derive({name})] needs named fields, one per {each}: write `struct Name \
+                         {{ field: Type }}`"
+                    ),
+                );
+                return None;
+            }
+        },
+        Data::Enum(data) => {
+            let choice = if derive == Derive::Args {
+                "; a string with a fixed set of values is a #[derive(Choice)] enum"
+            } else {
+                ""
+            };
+            cx.error_spanned_by(
+                data.enum_token,
+                format!(
+                    "#[derive({name})] works on a struct, not an enum: declare {what} as a struct \
+                     with one named field per {each}{choice}"
+                ),
+            );
+            return None;
+        }
+        Data::Union(data) => {
+            cx.error_spanned_by(
+                data.union_token,
+                format!(
+                    "#[derive({name})] works on a struct, not a union: declare {what} as a struct \
+                     with one named field per {each}"
+                ),
+            );
+            return None;
+        }
+    };
+    // A field typed with one of the struct's own type parameters is part of one mistake, the
+    // generic struct, reported once (by `check`).
+    let type_params: Vec<&syn::Ident> = original
+        .generics
+        .type_params()
+        .map(|param| &param.ident)
+        .collect();
+    let is_type_param = |ty: &Type| {
+        matches!(ty, Type::Path(path) if path.qself.is_none()
+            && path.path.get_ident().is_some_and(|ident| type_params.contains(&ident)))
+    };
+    let fields = fields
+        .into_iter()
+        .filter_map(|field| {
+            let ident = field.ident.as_ref()?;
+            Some(Field {
+                ident,
+                arg_type: (!is_type_param(&field.ty)).then(|| arg_type(&field.ty)),
+                doc: doc_text(&field.attrs),
+                attrs: parse_arg_attrs(cx, &field.attrs),
+            })
+        })
+        .collect();
+    Some(fields)
 }
 
 /// An `Option<T>` field is an optional argument of type `T`, as serde reads one: by the name

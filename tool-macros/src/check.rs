@@ -2,7 +2,7 @@
 //! together. Each check reports its mistake on the offending token and carries on, so every
 //! problem in a declaration is reported at once.
 
-mod args;
+pub mod args;
 
 use quote::ToTokens;
 

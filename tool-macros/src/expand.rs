@@ -43,17 +43,7 @@ fn emit(model: &Model) -> TokenStream {
     let ident = model.ident;
     let output = &model.output;
     let spec = spec(model);
-    // Spanned on the field's type, so that a type that is not an argument type (a `Uuid` of
-    // another crate) is reported there.
-    let read_fields = model.args.iter().enumerate().map(|(index, arg)| {
-        let (field, ty) = (arg.ident, arg.ty);
-        let read = quote_spanned!(ty.span()=> <#ty as ::toolkit::Arg>::read);
-        if arg.optional {
-            quote_spanned!(ty.span()=> let #field = __toolkit_fields.optional(#index, #read);)
-        } else {
-            quote_spanned!(ty.span()=> let #field = __toolkit_fields.required(#index, #read);)
-        }
-    });
+    let read_fields = read_fields(&model.args);
     let fields = model.args.iter().map(|arg| arg.ident);
     let assertions = model.args.iter().map(assertions);
     let references = references(model);
@@ -115,7 +105,26 @@ fn spec(model: &Model) -> TokenStream {
     }
 }
 
-fn arg_spec(arg: &Arg) -> TokenStream {
+/// Each field read from `__toolkit_fields` into a variable of its name, in declaration order.
+pub fn read_fields(args: &[Arg]) -> Vec<TokenStream> {
+    // Spanned on the field's type, so that a type that is not an argument type (a `Uuid` of
+    // another crate) is reported there.
+    args.iter()
+        .enumerate()
+        .map(|(index, arg)| {
+            let (field, ty) = (arg.ident, arg.ty);
+            let read = quote_spanned!(ty.span()=> <#ty as ::toolkit::Arg>::read);
+            if arg.optional {
+                quote_spanned!(ty.span()=> let #field = __toolkit_fields.optional(#index, #read);)
+            } else {
+                quote_spanned!(ty.span()=> let #field = __toolkit_fields.required(#index, #read);)
+            }
+        })
+        .collect()
+}
+
+/// The `ArgSpec` of one argument (or field of an object).
+pub fn arg_spec(arg: &Arg) -> TokenStream {
     let field = arg.ident.to_string();
     let field = field.strip_prefix("r#").unwrap_or(&field);
     let name = &arg.wire_name;
@@ -196,7 +205,7 @@ fn rule_assertions(rules: &Rules, ty: &syn::Type, what: &str) -> TokenStream {
 
 /// The compile-time checks of one argument's settings against its type: each rule's, the
 /// default's, and `exists`'s. Each is a constant spanned on the setting it checks.
-fn assertions(arg: &Arg) -> TokenStream {
+pub fn assertions(arg: &Arg) -> TokenStream {
     let ty = arg.ty;
     let what = format!("the type `{}`", crate::rule::type_name(ty));
     let mut checks = rule_assertions(&arg.rules, ty, &what);

@@ -1,5 +1,6 @@
-//! The compile-time half of `toolkit`: `#[derive(Tool)]`, and `#[derive(Choice)]` for the
-//! string arguments with a fixed set of values (the module [`choice`]).
+//! The compile-time half of `toolkit`: `#[derive(Tool)]`; `#[derive(Args)]` for object
+//! arguments (the module [`args`]), which shares the tool's argument checks and code; and
+//! `#[derive(Choice)]` for string arguments with a fixed set of values ([`choice`]).
 //!
 //! The derive runs in four stages, one module each, with a typed hand-off between them:
 //! [`ast`] reads the struct and its attributes ([`attr`]) into a raw model, [`check`] turns that
@@ -9,6 +10,7 @@
 
 #![forbid(unsafe_code)]
 
+mod args;
 mod ast;
 mod attr;
 mod case;
@@ -23,6 +25,14 @@ mod symbol;
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
+
+/// Declares an object argument: a struct whose fields take `#[arg(...)]` as a tool's do; the
+/// guide is `docs/framework.md`.
+#[proc_macro_derive(Args, attributes(arg, tool))]
+pub fn derive_args(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    args::derive(&input).into()
+}
 
 /// Declares a string argument with a fixed set of values, one per unit variant; the guide is
 /// `docs/framework.md`.

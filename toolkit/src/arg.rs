@@ -10,11 +10,15 @@ pub(crate) mod choice;
 mod float;
 mod integer;
 mod list;
+pub(crate) mod object;
 mod string;
 mod uuid;
 
 pub use choice::Choice;
 pub(crate) use integer::integer_json;
+pub use object::Args;
+
+use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
@@ -31,6 +35,11 @@ use crate::rule::Rule;
             implements `toolkit::Arg`, or an `Option` of one"
 )]
 pub trait Arg: Sized + Send + 'static {
+    /// How many objects deep a value of the type nests: 0 for a string or a number, one more
+    /// than its deepest field for a `#[derive(Args)]` struct. The derive evaluates it, so that
+    /// a type that contains itself is a compile error rather than a schema without end.
+    const NESTING: usize = 0;
+
     /// Writes the type's JSON Schema keywords into an argument's property (`"type": "integer"`
     /// and its natural bounds), then the keywords of the rules declared on it
     /// ([`Rules::publish`]).
@@ -77,8 +86,11 @@ impl Rules {
 /// problems are reported under its label, with its `message` in place of a broken rule's
 /// sentence; an element's under its path in wire names (`labels[2]`), with the rule's own.
 pub struct Reading<'a> {
-    name: &'a str,
-    label: &'a str,
+    /// The value's path in wire names, what an element's path is built on (`labels`).
+    name: Cow<'a, str>,
+    /// What the value itself is reported under: an argument's label (`Labels`), or a nested
+    /// field's path (`edits[1].oldText`).
+    label: Cow<'a, str>,
     /// Below the argument: `[2]`, `[2].oldText`; empty at the argument itself.
     path: String,
     message: Option<&'static str>,
@@ -87,14 +99,14 @@ pub struct Reading<'a> {
 
 impl<'a> Reading<'a> {
     pub(crate) fn new(
-        name: &'a str,
-        label: &'a str,
+        name: impl Into<Cow<'a, str>>,
+        label: impl Into<Cow<'a, str>>,
         message: Option<&'static str>,
         violations: &'a mut Violations,
     ) -> Self {
         Reading {
-            name,
-            label,
+            name: name.into(),
+            label: label.into(),
             path: String::new(),
             message,
             violations,
@@ -147,10 +159,20 @@ impl<'a> Reading<'a> {
     /// Where a report goes: the label at the argument, the wire path below it.
     fn here(&self) -> String {
         if self.path.is_empty() {
-            self.label.to_owned()
+            self.label.clone().into_owned()
         } else {
             format!("{}{}", self.name, self.path)
         }
+    }
+
+    /// The value's path in wire names (`edits[1]`), which a nested object's fields extend.
+    pub(crate) fn wire_path(&self) -> String {
+        format!("{}{}", self.name, self.path)
+    }
+
+    /// Where the broken rules go, for a nested object's fields.
+    pub(crate) fn violations(&mut self) -> &mut Violations {
+        self.violations
     }
 }
 

@@ -107,6 +107,11 @@ impl Violations {
         self.push(label, sentence);
     }
 
+    /// How many rules were broken.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
     /// True when no rule was broken.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()

@@ -77,13 +77,13 @@ mod trace;
 
 use std::future::Future;
 
-pub use arg::{Arg, Choice};
+pub use arg::{Arg, Args, Choice};
 pub use error::{ToolError, Violation, Violations};
 pub use route::{ToolSpecs, Toolbox, ToolboxError, call, definition, route, unreadable_call};
 pub use schema::{OutputSchemaError, input_schema, output_schema};
 pub use selection::Selection;
 pub use spec::{ArgSpec, DefaultValue, Hints, Presence, ToolSpec};
-pub use tool_macros::{Choice, Tool};
+pub use tool_macros::{Args, Choice, Tool};
 pub use uuid::Uuid;
 
 /// A declared tool: what `#[derive(Tool)]` implements. The attributes are in the framework
@@ -106,9 +106,10 @@ pub fn parse<T: Tool>(
     arguments: Option<&serde_json::Map<String, serde_json::Value>>,
 ) -> Result<T, ToolError> {
     let empty = serde_json::Map::new();
-    let mut fields = read::Fields::new(T::SPEC.args, arguments.unwrap_or(&empty));
+    let mut violations = Violations::default();
+    let mut fields = read::Fields::new(T::SPEC.args, arguments.unwrap_or(&empty), &mut violations);
     let tool = T::read(&mut fields);
-    fields.finish(tool)
+    fields.finish_tool(tool)
 }
 
 /// The code that runs a tool against the server state `S`, once its arguments are valid and
@@ -171,9 +172,11 @@ pub mod __private {
     pub use serde_json::{Map as JsonMap, Value as JsonValue};
 
     pub use crate::arg::choice::{read as choice_read, schema as choice_schema};
+    pub use crate::arg::object::deepest;
     pub use crate::arg::{Arg, Rules};
     pub use crate::read::Fields;
     pub use crate::rule::{Characters, Numeric};
+    pub use crate::schema::object_schema;
     pub use crate::{ArgSpec, DefaultValue, Hints, Presence, ToolSpec};
     use crate::{Entity, Exists, ToolError, Uuid};
 

@@ -5,9 +5,11 @@
 //! every rule, and then each undeclared name is reported; the caller gets either the tool or
 //! every violation.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
-use crate::arg::{Reading, Rules};
+use crate::arg::{Reading, Rules, json_type};
 use crate::error::join_or;
 use crate::{ArgSpec, Presence, ToolError, Violations};
 
@@ -23,20 +25,55 @@ const MAX_LISTED_UNKNOWN_NAMES: usize = 10;
 /// it, so that a field's type is required to be an `Arg` in one place only.
 pub type Read<T> = fn(&Value, &Rules, &mut Reading<'_>) -> Option<T>;
 
-/// The arguments of one call, read field by field against the declared arguments.
+/// The arguments of one call, or the fields of an object inside one (`#[derive(Args)]`), read
+/// field by field against the declared arguments.
 pub struct Fields<'a> {
     args: &'static [ArgSpec],
     arguments: &'a Map<String, Value>,
-    violations: Violations,
+    violations: &'a mut Violations,
+    /// The object's path in wire names, for an object inside an argument (`edits[1]`); `None`
+    /// for a tool's own arguments.
+    path: Option<String>,
+    /// How many violations were reported before this object's: any more are its own.
+    before: usize,
 }
 
 impl<'a> Fields<'a> {
-    pub(crate) fn new(args: &'static [ArgSpec], arguments: &'a Map<String, Value>) -> Self {
+    pub(crate) fn new(
+        args: &'static [ArgSpec],
+        arguments: &'a Map<String, Value>,
+        violations: &'a mut Violations,
+    ) -> Self {
+        let before = violations.len();
         Fields {
             args,
             arguments,
-            violations: Violations::default(),
+            violations,
+            path: None,
+            before,
         }
+    }
+
+    /// The fields of the object `value`, read where `at` is reading it; a value that is not
+    /// an object is refused there.
+    pub fn nested(
+        args: &'static [ArgSpec],
+        value: &'a Value,
+        at: &'a mut Reading<'_>,
+    ) -> Option<Fields<'a>> {
+        let Some(arguments) = value.as_object() else {
+            return at.refuse(format!("Must be an object, not {}.", json_type(value)));
+        };
+        let path = at.wire_path();
+        let violations = at.violations();
+        let before = violations.len();
+        Some(Fields {
+            args,
+            arguments,
+            violations,
+            path: Some(path),
+            before,
+        })
     }
 
     /// The value of a field that is not an `Option`: as sent, else its default. `None` when it
@@ -51,8 +88,9 @@ impl<'a> Fields<'a> {
             // A field that is not an `Option` is required or has a default: the macro gives it
             // no other presence.
             _ => {
-                self.violations
-                    .push(arg.label, "This argument is required.");
+                let label = self.label(arg);
+                let sentence = format!("This {} is required.", self.noun());
+                self.violations.push(label, sentence);
                 None
             }
         }
@@ -76,10 +114,16 @@ impl<'a> Fields<'a> {
         {
             let other_name = self.args.get(other).map_or("", |other| other.name);
             let sentence = arg.message.map_or_else(
-                || format!("This argument is required unless {other_name} is given."),
+                || {
+                    format!(
+                        "This {} is required unless {other_name} is given.",
+                        self.noun()
+                    )
+                },
                 str::to_owned,
             );
-            self.violations.push(arg.label, sentence);
+            let label = self.label(arg);
+            self.violations.push(label, sentence);
             return None;
         }
         Some(None)
@@ -100,32 +144,79 @@ impl<'a> Fields<'a> {
             .filter(|value| !value.is_null())
     }
 
-    fn read<T>(&mut self, arg: &ArgSpec, raw: &Value, read: Read<T>) -> Option<T> {
-        let mut at = Reading::new(arg.name, arg.label, arg.message, &mut self.violations);
+    /// What one of these is called in a sentence: an argument of a tool, a field of an object.
+    fn noun(&self) -> &'static str {
+        if self.path.is_some() {
+            "field"
+        } else {
+            "argument"
+        }
+    }
+
+    /// What a problem of `arg` is reported under: its label, or inside an object its path.
+    fn label(&self, arg: &'static ArgSpec) -> Cow<'static, str> {
+        match &self.path {
+            None => Cow::Borrowed(arg.label),
+            Some(path) => Cow::Owned(format!("{path}.{}", arg.name)),
+        }
+    }
+
+    fn read<T>(&mut self, arg: &'static ArgSpec, raw: &Value, read: Read<T>) -> Option<T> {
+        let label = self.label(arg);
+        let name = match &label {
+            Cow::Borrowed(_) => Cow::Borrowed(arg.name),
+            Cow::Owned(path) => Cow::Owned(path.clone()),
+        };
+        let mut at = Reading::new(name, label, arg.message, self.violations);
         read(raw, &arg.rules, &mut at)
     }
 
-    /// The tool, once every undeclared name is reported too; or every violation.
-    pub(crate) fn finish<T>(mut self, tool: Option<T>) -> Result<T, ToolError> {
+    /// Reports each undeclared name, under its path inside an object.
+    fn report_unknown_names(&mut self) {
         let args = self.args;
+        let nested = self.path.is_some();
         let mut unknown = self
             .arguments
             .keys()
             .filter(|name| !args.iter().any(|arg| arg.name == name.as_str()));
         for name in unknown.by_ref().take(MAX_LISTED_UNKNOWN_NAMES) {
+            let at = match &self.path {
+                None => echo_name(name),
+                Some(path) => format!("{path}.{}", echo_name(name)),
+            };
             self.violations
-                .push(echo_name(name), unknown_name_sentence(args, name));
+                .push(at, unknown_name_sentence(args, name, nested));
         }
         let more = unknown.count();
         if more > 0 {
-            self.violations.push(
-                format!("{} more names", thousands(more)),
-                "Not arguments of this tool.",
-            );
+            let (at, sentence) = match &self.path {
+                None => (
+                    format!("{} more names", thousands(more)),
+                    "Not arguments of this tool.",
+                ),
+                Some(path) => (
+                    format!("{path}: {} more names", thousands(more)),
+                    "Not fields of this object.",
+                ),
+            };
+            self.violations.push(at, sentence);
         }
+    }
+
+    /// The end of an object's fields: its undeclared names reported, and `Some` when nothing
+    /// in it broke a rule.
+    pub fn finish(mut self) -> Option<()> {
+        self.report_unknown_names();
+        (self.violations.len() == self.before).then_some(())
+    }
+
+    /// The tool, once every undeclared name is reported too; or every violation.
+    pub(crate) fn finish_tool<T>(mut self, tool: Option<T>) -> Result<T, ToolError> {
+        self.report_unknown_names();
+        let violations = std::mem::take(self.violations);
         match tool {
-            Some(tool) if self.violations.is_empty() => Ok(tool),
-            _ if !self.violations.is_empty() => Err(ToolError::Invalid(self.violations)),
+            Some(tool) if violations.is_empty() => Ok(tool),
+            _ if !violations.is_empty() => Err(ToolError::Invalid(violations)),
             // A field reads as `None` only after reporting why, so this is a framework bug.
             _ => Err(ToolError::unexpected(
                 "a field was refused without a reason",
@@ -165,15 +256,20 @@ fn thousands(number: usize) -> String {
     grouped
 }
 
-fn unknown_name_sentence(args: &[ArgSpec], name: &str) -> String {
+fn unknown_name_sentence(args: &[ArgSpec], name: &str, nested: bool) -> String {
+    let (not_one, takes, none) = if nested {
+        ("Not a field of this object", "has", "no fields")
+    } else {
+        ("Not an argument of this tool", "takes", "no arguments")
+    };
     if let Some(suggestion) = did_you_mean::closest(name, args.iter().map(|arg| arg.name)) {
-        return format!("Not an argument of this tool. Did you mean {suggestion}?");
+        return format!("{not_one}. Did you mean {suggestion}?");
     }
     if args.is_empty() {
-        return "Not an argument of this tool, which takes no arguments.".to_owned();
+        return format!("{not_one}, which {takes} {none}.");
     }
     let names = join_or(args.iter().map(|arg| arg.name), "and");
-    format!("Not an argument of this tool, which takes {names}.")
+    format!("{not_one}, which {takes} {names}.")
 }
 
 #[cfg(test)]

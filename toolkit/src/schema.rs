@@ -6,14 +6,23 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
-use crate::{Presence, ToolSpec};
+use crate::{ArgSpec, Presence, ToolSpec};
 
 /// The input schema of a tool: one property per argument with its type and rules, the required
 /// ones listed, and no other names allowed.
 pub fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
+    let mut schema = Map::new();
+    object_schema(spec.args, &mut schema);
+    schema
+}
+
+/// The schema of an object with the fields `args` (a tool's arguments, or a
+/// `#[derive(Args)]` struct's fields): each field's property, the required ones listed, no
+/// other names allowed.
+pub fn object_schema(args: &[ArgSpec], schema: &mut Map<String, Value>) {
     let mut properties = Map::new();
     let mut required = Vec::new();
-    for arg in spec.args {
+    for arg in args {
         let mut property = Map::new();
         (arg.schema)(&mut property, &arg.rules);
         match arg.presence {
@@ -37,14 +46,12 @@ pub fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
         properties.insert(arg.name.into(), Value::Object(property));
     }
 
-    let mut schema = Map::new();
     schema.insert("type".into(), json!("object"));
     schema.insert("properties".into(), Value::Object(properties));
     if !required.is_empty() {
         schema.insert("required".into(), Value::Array(required));
     }
     schema.insert("additionalProperties".into(), json!(false));
-    schema
 }
 
 /// Why an output type cannot be published as an MCP output schema.

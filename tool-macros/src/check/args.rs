@@ -32,7 +32,7 @@ fn check_wire_name(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
     name
 }
 
-pub(super) fn check_args<'a>(cx: &mut Ctxt, fields: &[Field<'a>]) -> Vec<Arg<'a>> {
+pub fn check_args<'a>(cx: &mut Ctxt, fields: &[Field<'a>]) -> Vec<Arg<'a>> {
     let args: Vec<Arg<'a>> = fields
         .iter()
         .filter_map(|field| check_arg(cx, fields, field))

@@ -17,6 +17,8 @@ impl<T: Arg> Items for Vec<T> {
 }
 
 impl<T: Arg> Arg for Vec<T> {
+    const NESTING: usize = T::NESTING;
+
     fn schema(schema: &mut Map<String, Value>, rules: &Rules) {
         schema.insert("type".into(), json!("array"));
         let mut items = Map::new();

@@ -1,0 +1,188 @@
+//! `#[derive(Args)]`: a struct whose fields are declared as a tool's arguments are (the same
+//! `#[arg(...)]` rules, defaults, wire names and doc comments) becomes an object argument, which
+//! a tool takes as a field `T`, `Option<T>` or `Vec<T>`, nested to any depth. Its fields are
+//! checked by the tool derive's own argument checks, and expanded by its own code.
+
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote};
+use syn::DeriveInput;
+
+use crate::ast::{Derive, Field, fields};
+use crate::check::args::check_args;
+use crate::ctxt::Ctxt;
+use crate::expand::{arg_spec, assertions, read_fields};
+use crate::symbol::TOOL;
+
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    let mut cx = Ctxt::default();
+    for misplaced in input.attrs.iter().filter(|attr| attr.path().is_ident(TOOL)) {
+        cx.error_spanned_by(
+            misplaced.path(),
+            "#[tool(...)] declares a tool, and an object argument is not one: drop it, or \
+             derive `Tool` instead",
+        );
+    }
+    if !input.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &input.generics,
+            "an object argument cannot be generic: declare one concrete struct per object",
+        );
+    }
+    let args = fields(&mut cx, input, Derive::Args).map(|fields| {
+        check_recursion(&mut cx, input, &fields);
+        check_no_exists(&mut cx, &fields);
+        check_args(&mut cx, &fields)
+    });
+    match (cx.check(), args) {
+        (Ok(()), Some(args)) => emit(input, &args),
+        (Err(errors), args) => {
+            let mut tokens = errors.to_compile_error();
+            tokens.extend(fallback(input));
+            // The checks against the fields' types still run, as for a tool.
+            if let Some(args) = &args {
+                let assertions = args.iter().map(assertions);
+                tokens.extend(quote!(const _: () = { #(#assertions)* };));
+            }
+            tokens
+        }
+        // `fields` returns `None` only after reporting an error.
+        (Ok(()), None) => TokenStream::new(),
+    }
+}
+
+/// A field whose type names the struct itself: its schema would never end. (A cycle through
+/// other types is refused by the compiler, which evaluates `Arg::NESTING`.)
+fn check_recursion(cx: &mut Ctxt, input: &DeriveInput, fields: &[Field]) {
+    for field in fields {
+        let Some(arg_type) = field.arg_type else {
+            continue;
+        };
+        if mentions(arg_type.ty, &input.ident) {
+            cx.error_spanned_by(
+                arg_type.ty,
+                format!(
+                    "a `{}` cannot hold a `{}`: an argument's schema is written out in full \
+                     (clients do not all follow `$ref`), so a type that contains itself would \
+                     have no end; give the nesting a fixed depth with a second struct",
+                    input.ident, input.ident
+                ),
+            );
+        }
+    }
+}
+
+/// Whether `ty` names `ident` anywhere, inside generic arguments too (`Vec<Node>`).
+fn mentions(ty: &syn::Type, ident: &syn::Ident) -> bool {
+    fn walk(tokens: TokenStream, ident: &syn::Ident) -> bool {
+        tokens.into_iter().any(|token| match token {
+            proc_macro2::TokenTree::Ident(found) => found == *ident,
+            proc_macro2::TokenTree::Group(group) => walk(group.stream(), ident),
+            _ => false,
+        })
+    }
+    walk(ty.to_token_stream(), ident)
+}
+
+/// `exists` is checked for a tool's own arguments only.
+fn check_no_exists(cx: &mut Ctxt, fields: &[Field]) {
+    for field in fields {
+        if let Some(setting) = field.attrs.exists.get() {
+            cx.error_spanned_by(
+                &setting.key,
+                "`exists` is checked on a tool's own arguments, not inside an object: make the \
+                 id an argument of the tool, or look it up in the tool's `Run::check`",
+            );
+        }
+    }
+}
+
+fn emit(input: &DeriveInput, args: &[crate::model::Arg]) -> TokenStream {
+    let ident = &input.ident;
+    let specs = args.iter().map(arg_spec);
+    let read_fields = read_fields(args);
+    let fields = args.iter().map(|arg| arg.ident);
+    let nesting = args.iter().map(|arg| {
+        let ty = arg.ty;
+        quote!(<#ty as ::toolkit::Arg>::NESTING)
+    });
+    let assertions = args.iter().map(assertions);
+    quote! {
+        const _: () = {
+            #[automatically_derived]
+            impl ::toolkit::Args for #ident {
+                const ARGS: &'static [::toolkit::__private::ArgSpec] = &[#(#specs),*];
+            }
+
+            #[automatically_derived]
+            impl ::toolkit::Arg for #ident {
+                const NESTING: usize = 1 + ::toolkit::__private::deepest(&[#(#nesting),*]);
+
+                fn schema(
+                    schema: &mut ::toolkit::__private::JsonMap<
+                        ::std::string::String,
+                        ::toolkit::__private::JsonValue,
+                    >,
+                    rules: &::toolkit::arg::Rules,
+                ) {
+                    ::toolkit::__private::object_schema(<Self as ::toolkit::Args>::ARGS, schema);
+                    rules.publish(schema);
+                }
+
+                #[allow(unused_variables)]
+                fn read(
+                    value: &::toolkit::__private::JsonValue,
+                    rules: &::toolkit::arg::Rules,
+                    at: &mut ::toolkit::arg::Reading<'_>,
+                ) -> ::core::option::Option<Self> {
+                    let mut __toolkit_fields = ::toolkit::__private::Fields::nested(
+                        <Self as ::toolkit::Args>::ARGS,
+                        value,
+                        at,
+                    )?;
+                    #(#read_fields)*
+                    __toolkit_fields.finish()?;
+                    ::core::option::Option::Some(Self { #(#fields: #fields?,)* })
+                }
+            }
+
+            // Evaluated, so that a type that contains itself through others fails to compile.
+            const _: usize = <#ident as ::toolkit::Arg>::NESTING;
+
+            #(#assertions)*
+        };
+    }
+}
+
+/// Stub impls for an object with mistakes, so that the tools using it report only their own.
+fn fallback(input: &DeriveInput) -> TokenStream {
+    if !input.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let ident = &input.ident;
+    quote! {
+        const _: () = {
+            impl ::toolkit::Args for #ident {
+                const ARGS: &'static [::toolkit::__private::ArgSpec] = &[];
+            }
+
+            impl ::toolkit::Arg for #ident {
+                fn schema(
+                    _: &mut ::toolkit::__private::JsonMap<
+                        ::std::string::String,
+                        ::toolkit::__private::JsonValue,
+                    >,
+                    _: &::toolkit::arg::Rules,
+                ) {
+                }
+
+                fn read(
+                    _: &::toolkit::__private::JsonValue,
+                    _: &::toolkit::arg::Rules,
+                    _: &mut ::toolkit::arg::Reading<'_>,
+                ) -> ::core::option::Option<Self> {
+                    ::core::option::Option::None
+                }
+            }
+        };
+    }
+}

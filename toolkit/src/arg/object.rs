@@ -1,0 +1,26 @@
+//! Objects: a struct with `#[derive(Args)]`, whose fields take the same `#[arg(...)]` rules as
+//! a tool's arguments. Its schema is inlined where it is used (no `$ref`, which several clients
+//! do not resolve), with its own `required` list and `additionalProperties: false`; a field's
+//! problem is reported under its path in wire names (`edits[1].oldText`).
+
+use crate::ArgSpec;
+
+/// An object argument: what `#[derive(Args)]` implements for a struct, with its
+/// [`Arg`](crate::Arg) impl.
+pub trait Args: crate::Arg {
+    /// The fields, in declaration order, as a tool's arguments are declared.
+    const ARGS: &'static [ArgSpec];
+}
+
+/// The deepest of `depths`: a `const fn`, for a derive's [`NESTING`](crate::Arg::NESTING).
+pub const fn deepest(depths: &[usize]) -> usize {
+    let mut deepest = 0;
+    let mut index = 0;
+    while index < depths.len() {
+        if depths[index] > deepest {
+            deepest = depths[index];
+        }
+        index += 1;
+    }
+    deepest
+}
