@@ -27,9 +27,9 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             tokens.extend(fallback(input, model.as_ref()));
             // The checks against the fields' types still run, so that their mistakes are
             // reported along with the macro's own.
-            if let Some(model) = &model {
-                let assertions = model.args.iter().map(assertions);
-                tokens.extend(quote!(const _: () = { #(#assertions)* };));
+            // A generic struct is the one mistake: its fields name its parameters.
+            if let Some(model) = model.as_ref().filter(|_| input.generics.params.is_empty()) {
+                tokens.extend(stub_assertions(&model.args));
             }
             tokens
         }
@@ -201,6 +201,21 @@ fn rule_assertions(rules: &Rules, ty: &syn::Type, what: &str) -> TokenStream {
         checks.extend(rule_assertions(each, &element, &what));
     }
     checks
+}
+
+/// The checks against the fields' types, for the stubs of a declaration with mistakes: each
+/// setting's, and that each type is an argument type at all (which the real code's reading of
+/// the field requires, and the stubs do not read).
+pub fn stub_assertions(args: &[Arg]) -> TokenStream {
+    let assertions = args.iter().map(|arg| {
+        let ty = arg.ty;
+        let settings = assertions(arg);
+        quote_spanned! {ty.span()=>
+            const _: () = ::toolkit::__private::argument::<#ty>();
+            #settings
+        }
+    });
+    quote!(const _: () = { #(#assertions)* };)
 }
 
 /// The compile-time checks of one argument's settings against its type: each rule's, the

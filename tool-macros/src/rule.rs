@@ -9,6 +9,7 @@
 //! A new rule is a module here, listed in [`RULES`], and its runtime type in `toolkit::rule`;
 //! the guide's "How it works" (`docs/framework.md`) lists the tests and docs that change with it.
 
+mod entries;
 mod items;
 mod length;
 mod range;
@@ -21,7 +22,12 @@ use crate::model::DefaultValue;
 use crate::setting::{Literal, Setting, report_infinite, report_suffix};
 
 /// Every rule, in the order a call checks them.
-pub const RULES: &[&dyn Rule] = &[&range::Range, &length::Length, &items::Items];
+pub const RULES: &[&dyn Rule] = &[
+    &range::Range,
+    &length::Length,
+    &items::Items,
+    &entries::Entries,
+];
 
 /// The compile-time half of a rule.
 pub trait Rule: Sync {

@@ -9,13 +9,16 @@ mod boolean;
 pub(crate) mod choice;
 mod float;
 mod integer;
+mod json;
 mod list;
+mod map;
 pub(crate) mod object;
 mod string;
 mod uuid;
 
 pub use choice::Choice;
 pub(crate) use integer::integer_json;
+pub use json::MAX_JSON_DEPTH;
 pub use object::Args;
 
 use std::borrow::Cow;
@@ -26,13 +29,16 @@ use crate::Violations;
 use crate::rule::Rule;
 
 /// A Rust type that a tool argument can have: `String`, `bool`, the integers, `f32` and `f64`,
-/// [`Uuid`](crate::Uuid), and any type that implements it. `Option<T>` of one is an optional argument.
+/// [`Uuid`](crate::Uuid), choices, objects, lists and maps of these, `serde_json::Value`, and
+/// any type that implements it. `Option<T>` of one is an optional argument.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a type a tool argument can have",
     label = "not an argument type",
     note = "an argument is a `String`, a `bool`, an integer (`i8` to `i64`, `u8` to `u64`, \
-            `usize`), an `f32` or `f64`, a `toolkit::Uuid` (the `uuid` crate's), a type that \
-            implements `toolkit::Arg`, or an `Option` of one"
+            `usize`), an `f32` or `f64`, a `toolkit::Uuid` (the `uuid` crate's), a \
+            `#[derive(Choice)]` enum, a `#[derive(Args)]` struct, a `Vec<T>`, a `BTreeMap` or \
+            `HashMap` from `String` to `T`, a `serde_json::Value`, or any type that implements \
+            `toolkit::Arg`; or an `Option` of one"
 )]
 pub trait Arg: Sized + Send + 'static {
     /// How many objects deep a value of the type nests: 0 for a string or a number, one more
@@ -139,6 +145,21 @@ impl<'a> Reading<'a> {
             }
         }
         Some(())
+    }
+
+    /// Reads the value at `key` of a map with `read`, reporting under `name["key"]`.
+    pub fn entry<T>(
+        &mut self,
+        key: &str,
+        read: impl FnOnce(&mut Reading<'_>) -> Option<T>,
+    ) -> Option<T> {
+        let length = self.path.len();
+        self.path.push('[');
+        self.path.push_str(&quoted(key));
+        self.path.push(']');
+        let value = read(self);
+        self.path.truncate(length);
+        value
     }
 
     /// Reads the element at `index` of a list with `read`, reporting under `name[index]`.

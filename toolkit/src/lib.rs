@@ -209,6 +209,10 @@ pub mod __private {
     // a constant, spanned on the setting: a type without the trait is an error there, and a
     // literal the type cannot hold panics the constant's evaluation with `refusal`.
 
+    /// A field of type `T`, in the stubs of a declaration with mistakes (the real code requires
+    /// `Arg` where it reads the field).
+    pub const fn argument<T: crate::Arg>() {}
+
     /// `min_chars` or `max_chars` on a field of type `T`.
     pub const fn characters<T: crate::rule::Characters>() {}
 
@@ -216,9 +220,9 @@ pub mod __private {
     /// rule when the element type does, and the compile error names the element type.
     pub struct Element<L>(core::marker::PhantomData<L>);
 
-    impl<L: crate::rule::Items> Characters for Element<L> where L::Item: Characters {}
+    impl<L: crate::rule::Each> Characters for Element<L> where L::Item: Characters {}
 
-    impl<L: crate::rule::Items> Numeric for Element<L>
+    impl<L: crate::rule::Each> Numeric for Element<L>
     where
         L::Item: Numeric,
     {
@@ -228,15 +232,22 @@ pub mod __private {
         const LARGEST: f64 = <L::Item as Numeric>::LARGEST;
     }
 
-    impl<L: crate::rule::Items> crate::rule::Items for Element<L>
+    impl<L: crate::rule::Each> crate::rule::Each for Element<L>
     where
-        L::Item: crate::rule::Items,
+        L::Item: crate::rule::Each,
     {
-        type Item = <L::Item as crate::rule::Items>::Item;
+        type Item = <L::Item as crate::rule::Each>::Item;
     }
+
+    impl<L: crate::rule::Each> crate::rule::Items for Element<L> where L::Item: crate::rule::Items {}
+
+    impl<L: crate::rule::Each> crate::rule::Entries for Element<L> where L::Item: crate::rule::Entries {}
 
     /// `min_items`, `max_items` or `unique` on a field of type `T`.
     pub const fn items<T: crate::rule::Items>() {}
+
+    /// `min_entries` or `max_entries` on a field of type `T`.
+    pub const fn entries<T: crate::rule::Entries>() {}
 
     /// A whole-number bound or default on a field of type `T`.
     pub const fn whole<T: Numeric>(value: i128, refusal: &str) {

@@ -11,6 +11,7 @@
 //! A new rule is a module here implementing [`Rule`], and one in the macro; the guide's "How it
 //! works" (`docs/framework.md`) lists the tests and docs that change with it.
 
+mod entries;
 mod items;
 mod length;
 mod range;
@@ -20,7 +21,8 @@ use std::fmt::Debug;
 
 use serde_json::{Map, Value};
 
-pub use items::{ItemCount, Items};
+pub use entries::{Entries, EntryCount};
+pub use items::{Each, ItemCount, Items};
 pub use length::{Characters, Length};
 pub use range::{Bound, Number, Numeric, Range};
 

@@ -6,15 +6,17 @@ use serde_json::{Map, Value, json};
 
 use super::{Arg, Reading, Rules, json_type};
 use crate::Violations;
-use crate::rule::Items;
+use crate::rule::{Each, Items};
 
 /// Elements reported one by one, at most, in one list; past it one sentence says how many
 /// more break their rules, so that a list of a million bad elements gets a short message.
 const MAX_REPORTED_ITEMS: usize = 10;
 
-impl<T: Arg> Items for Vec<T> {
+impl<T: Arg> Each for Vec<T> {
     type Item = T;
 }
+
+impl<T: Arg> Items for Vec<T> {}
 
 impl<T: Arg> Arg for Vec<T> {
     const NESTING: usize = T::NESTING;

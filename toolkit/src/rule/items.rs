@@ -18,16 +18,24 @@ pub struct ItemCount {
     pub unique: bool,
 }
 
-/// A list type, whose length `min_items` and `max_items` limit and whose elements `each(...)`
-/// rules: `Vec<T>`.
+/// A list type, whose length `min_items` and `max_items` limit: `Vec<T>`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a list, so `min_items`, `max_items`, `unique` and `each` cannot \
-               apply to it",
+    message = "`{Self}` is not a list, so `min_items`, `max_items` and `unique` cannot apply \
+               to it",
     label = "needs a `Vec` field",
     note = "a list argument is a `Vec<T>` of an argument type"
 )]
-pub trait Items {
-    /// The element's type, which the rules in `each(...)` apply to.
+pub trait Items: Each {}
+
+/// A type with elements, which the rules in `each(...)` apply to: a list's items, a map's
+/// values.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no elements, so `each(...)` cannot apply to it",
+    label = "needs a `Vec` or map field",
+    note = "`each(...)` holds rules for the items of a `Vec<T>` or the values of a map"
+)]
+pub trait Each {
+    /// The element's type.
     type Item;
 }
 
