@@ -12,6 +12,7 @@
 mod entries;
 mod items;
 mod length;
+mod pattern;
 mod range;
 
 use proc_macro2::TokenStream;
@@ -25,6 +26,7 @@ use crate::setting::{Literal, Setting, report_infinite, report_suffix};
 pub const RULES: &[&dyn Rule] = &[
     &range::Range,
     &length::Length,
+    &pattern::Pattern,
     &items::Items,
     &entries::Entries,
 ];

@@ -222,6 +222,8 @@ pub mod __private {
 
     impl<L: crate::rule::Each> Characters for Element<L> where L::Item: Characters {}
 
+    impl<L: crate::rule::Each> crate::rule::Text for Element<L> where L::Item: crate::rule::Text {}
+
     impl<L: crate::rule::Each> Numeric for Element<L>
     where
         L::Item: Numeric,
@@ -242,6 +244,9 @@ pub mod __private {
     impl<L: crate::rule::Each> crate::rule::Items for Element<L> where L::Item: crate::rule::Items {}
 
     impl<L: crate::rule::Each> crate::rule::Entries for Element<L> where L::Item: crate::rule::Entries {}
+
+    /// `pattern` on a field of type `T`.
+    pub const fn text<T: crate::rule::Text>() {}
 
     /// `min_items`, `max_items` or `unique` on a field of type `T`.
     pub const fn items<T: crate::rule::Items>() {}

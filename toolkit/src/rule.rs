@@ -14,6 +14,7 @@
 mod entries;
 mod items;
 mod length;
+mod pattern;
 mod range;
 
 use std::any::Any;
@@ -24,6 +25,7 @@ use serde_json::{Map, Value};
 pub use entries::{Entries, EntryCount};
 pub use items::{Each, ItemCount, Items};
 pub use length::{Characters, Length};
+pub use pattern::{Pattern, Text};
 pub use range::{Bound, Number, Numeric, Range};
 
 /// `1 item`, `2 items`: a count and its noun, for a rule's sentence.
