@@ -1,0 +1,38 @@
+//! The file tools, one module each, and what they share: the toolbox, and how a path the
+//! sandbox refuses becomes the broken rule a model reads.
+
+mod create_directory;
+mod edit_file;
+mod get_file_info;
+mod list_allowed_directories;
+mod list_directory;
+mod move_file;
+mod read_multiple_files;
+mod read_text_file;
+mod search_files;
+mod write_file;
+
+use toolkit::{Tool, ToolError, Toolbox};
+
+use crate::sandbox::{Refusal, Sandbox};
+
+/// Every file tool.
+pub fn toolbox() -> Toolbox<Sandbox> {
+    Toolbox::new()
+        .tool::<read_text_file::ReadTextFile>()
+        .tool::<read_multiple_files::ReadMultipleFiles>()
+        .tool::<write_file::WriteFile>()
+        .tool::<edit_file::EditFile>()
+        .tool::<create_directory::CreateDirectory>()
+        .tool::<list_directory::ListDirectory>()
+        .tool::<search_files::SearchFiles>()
+        .tool::<get_file_info::GetFileInfo>()
+        .tool::<move_file::MoveFile>()
+        .tool::<list_allowed_directories::ListAllowedDirectories>()
+}
+
+/// A path argument of tool `T` (the Rust field `field`) that the sandbox refused, as a broken
+/// rule of that argument: `Path: Leads outside the served directory: give a path inside it.`
+fn refused<T: Tool>(field: &str, refusal: Refusal) -> ToolError {
+    ToolError::invalid::<T>(field, refusal.sentence())
+}

@@ -1,0 +1,154 @@
+//! The example file server (`examples/files`) through a real MCP client: rmcp's client over an
+//! in-process pipe, against a real directory made for each test. Its own `tools/list` snapshot,
+//! every tool's answers, and the sandbox: no path leads out of the served directory, through
+//! `..`, an absolute path or a symbolic link.
+//!
+//! The example's modules are compiled into this test as they are into the example, so that
+//! the server under test is the example's own code.
+
+#[path = "../../examples/files/sandbox.rs"]
+mod sandbox;
+#[path = "../../examples/files/server.rs"]
+mod server;
+#[path = "../../examples/files/tools/mod.rs"]
+mod tools;
+
+mod editing;
+mod reading;
+mod sandboxing;
+
+use std::path::Path;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+use crate::sandbox::Sandbox;
+use crate::server::FileServer;
+
+/// A served directory and a client connected to the server.
+struct Served {
+    directory: TempDir,
+    client: RunningService<RoleClient, ()>,
+}
+
+impl Served {
+    /// Serves a new directory holding `files` (path, contents; a path ending in `/` is a
+    /// directory).
+    async fn with(files: &[(&str, &str)]) -> Served {
+        let directory = tempfile::tempdir().expect("a temporary directory");
+        for (path, contents) in files {
+            let path = directory.path().join(path);
+            if path.to_string_lossy().ends_with('/') {
+                std::fs::create_dir_all(&path).expect("a directory");
+            } else {
+                std::fs::create_dir_all(path.parent().expect("a parent")).expect("a directory");
+                std::fs::write(&path, contents).expect("a file");
+            }
+        }
+        let sandbox = Sandbox::new(directory.path()).expect("the directory can be served");
+        let server = FileServer::new(sandbox).expect("the tools assemble");
+        let (client_end, server_end) = tokio::io::duplex(1 << 16);
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve(server_end).await {
+                // The pipe closing ends the server; how it ended does not matter to a test.
+                let _ = running.waiting().await;
+            }
+        });
+        let client = ().serve(client_end).await.expect("the client initializes");
+        Served { directory, client }
+    }
+
+    fn path(&self, relative: &str) -> std::path::PathBuf {
+        self.directory.path().join(relative)
+    }
+
+    fn root(&self) -> &Path {
+        self.directory.path()
+    }
+
+    /// Calls `tool` with `arguments` and returns the result.
+    async fn call(&self, tool: &str, arguments: Value) -> CallToolResult {
+        let Value::Object(arguments) = arguments else {
+            panic!("arguments are an object");
+        };
+        let request = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        self.client
+            .call_tool(request)
+            .await
+            .unwrap_or_else(|error| panic!("{tool} answers: {error}"))
+    }
+
+    /// The structured content of a successful call.
+    async fn ok(&self, tool: &str, arguments: Value) -> Value {
+        let result = self.call(tool, arguments.clone()).await;
+        assert_ne!(
+            result.is_error,
+            Some(true),
+            "{tool} {arguments}: {}",
+            text(&result)
+        );
+        result
+            .structured_content
+            .unwrap_or_else(|| panic!("{tool} returns structured content"))
+    }
+
+    /// The text of a failed call.
+    async fn refused(&self, tool: &str, arguments: Value) -> String {
+        let result = self.call(tool, arguments.clone()).await;
+        assert_eq!(result.is_error, Some(true), "{tool} {arguments} succeeds");
+        text(&result)
+    }
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .first()
+        .and_then(|block| block.as_text())
+        .map(|text| text.text.clone())
+        .unwrap_or_default()
+}
+
+/// `Validation Failed: {violations} Correct the arguments and call the tool again.`
+fn invalid(violations: &str) -> String {
+    format!("Validation Failed: {violations} Correct the arguments and call the tool again.")
+}
+
+#[tokio::test]
+async fn the_tool_list_is_the_snapshot() {
+    let served = Served::with(&[]).await;
+    let tools = served
+        .client
+        .list_all_tools()
+        .await
+        .expect("tools/list answers");
+    for tool in &tools {
+        for (which, schema) in [
+            ("input", Some(&tool.input_schema)),
+            ("output", tool.output_schema.as_ref()),
+        ] {
+            let schema = Value::Object((**schema.expect("every tool has both schemas")).clone());
+            if let Err(error) = jsonschema::draft202012::options().build(&schema) {
+                panic!(
+                    "{}'s {which} schema is not valid draft 2020-12: {error}",
+                    tool.name
+                );
+            }
+        }
+    }
+    let tools = serde_json::to_value(&tools).expect("the tools serialize");
+    insta::assert_json_snapshot!("files_tools_list", tools);
+}
+
+#[tokio::test]
+async fn the_allowed_directory_is_the_served_one() {
+    let served = Served::with(&[]).await;
+    let root = served.root().canonicalize().unwrap();
+    assert_eq!(
+        served.ok("list_allowed_directories", json!({})).await,
+        json!({ "directories": [root.to_string_lossy()] })
+    );
+}
