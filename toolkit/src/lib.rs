@@ -65,6 +65,11 @@
 #[doc = include_str!("../../docs/framework.md")]
 struct FrameworkGuideDoctests;
 
+/// The README's example of declaring a tool compiles and runs, as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
 pub mod arg;
 mod error;
 mod read;
