@@ -255,7 +255,7 @@ fn invalid(rules: &str) -> Answer {
 async fn a_broken_rule_reads_as_one_sentence_with_its_custom_message() {
     assert_eq!(
         call::<WriteReview>(json!({ "stars": 7, "movieId": MOVIE, "authorId": AUTHOR })).await,
-        invalid("Stars: A star rating must be between 1 and 5.")
+        invalid("stars: A star rating must be between 1 and 5.")
     );
 }
 
@@ -272,10 +272,10 @@ async fn every_broken_rule_is_listed_in_argument_order_then_unknown_names_as_sen
     assert_eq!(
         call::<Search>(arguments).await,
         invalid(
-            "Query: Must be at most 100 characters long, not 101. \
-             Offset: Must be 0 or more, not -1. \
-             Limit: Must be between 1 and 50, not 0. \
-             IncludeReviews: Must be true or false, not a string. \
+            "query: Must be at most 100 characters long, not 101. \
+             offset: Must be 0 or more, not -1. \
+             limit: Must be between 1 and 50, not 0. \
+             includeReviews: Must be true or false, not a string. \
              zebra: Not an argument of this tool, which takes query, offset, limit and includeReviews. \
              movie_id: Not an argument of this tool, which takes query, offset, limit and includeReviews."
         )
@@ -286,14 +286,14 @@ async fn every_broken_rule_is_listed_in_argument_order_then_unknown_names_as_sen
 async fn a_wrong_json_type_names_the_type_needed() {
     assert_eq!(
         call::<Search>(json!({ "query": 5, "limit": "10" })).await,
-        invalid("Query: Must be a string, not a number. Limit: Must be an integer, not a string.")
+        invalid("query: Must be a string, not a number. limit: Must be an integer, not a string.")
     );
     assert_eq!(
         call::<WriteReview>(json!({ "stars": [5], "movieId": 5, "authorId": {} })).await,
         invalid(
-            "Stars: Must be an integer, not an array. \
-             MovieId: Must be a UUID string, not a number. \
-             AuthorId: Must be a UUID string, not an object."
+            "stars: Must be an integer, not an array. \
+             movieId: Must be a UUID string, not a number. \
+             authorId: Must be a UUID string, not an object."
         )
     );
 }
@@ -323,7 +323,7 @@ async fn unknown_names_suggest_the_argument_meant() {
     assert_eq!(
         call::<WriteReview>(json!({ "stars": 3, "movie_id": MOVIE, "AuthorID": AUTHOR })).await,
         invalid(
-            "MovieId: Needed to create a review. AuthorId: Needed to create a review. \
+            "movieId: Needed to create a review. authorId: Needed to create a review. \
              movie_id: Not an argument of this tool. Did you mean movieId? \
              AuthorID: Not an argument of this tool. Did you mean authorId?"
         )
@@ -356,8 +356,8 @@ async fn missing_required_arguments_are_each_listed() {
     assert_eq!(
         call::<WriteReview>(json!({})).await,
         invalid(
-            "Stars: This argument is required. MovieId: Needed to create a review. \
-             AuthorId: Needed to create a review."
+            "stars: This argument is required. movieId: Needed to create a review. \
+             authorId: Needed to create a review."
         )
     );
 }
@@ -382,7 +382,7 @@ async fn null_means_left_out() {
     );
     assert_eq!(
         call::<WriteReview>(json!({ "stars": null, "movieId": MOVIE, "authorId": AUTHOR })).await,
-        invalid("Stars: This argument is required.")
+        invalid("stars: This argument is required.")
     );
 }
 
@@ -394,7 +394,7 @@ async fn an_integer_may_arrive_as_a_float_with_no_fraction() {
     );
     assert_eq!(
         call::<Search>(json!({ "limit": 5.5 })).await,
-        invalid("Limit: Must be an integer, not 5.5.")
+        invalid("limit: Must be an integer, not 5.5.")
     );
 }
 
@@ -402,11 +402,11 @@ async fn an_integer_may_arrive_as_a_float_with_no_fraction() {
 async fn an_integer_too_large_to_hold_is_a_broken_rule() {
     assert_eq!(
         call::<Search>(json!({ "offset": 2f64.powi(70) })).await,
-        invalid("Offset: Must be 4294967295 or less, not 1.1805916207174113e+21.")
+        invalid("offset: Must be 4294967295 or less, not 1.1805916207174113e+21.")
     );
     assert_eq!(
         call::<Search>(json!({ "offset": u64::MAX })).await,
-        invalid("Offset: Must be 4294967295 or less, not 18446744073709551615.")
+        invalid("offset: Must be 4294967295 or less, not 18446744073709551615.")
     );
     assert_eq!(
         call::<Search>(json!({ "offset": 4_294_967_295u64 })).await,
@@ -422,12 +422,12 @@ async fn length_is_counted_in_characters_not_bytes() {
     );
     assert_eq!(
         call::<Search>(json!({ "query": "é".repeat(101) })).await,
-        invalid("Query: Must be at most 100 characters long, not 101.")
+        invalid("query: Must be at most 100 characters long, not 101.")
     );
     // A combining mark is its own scalar value: "e\u{301}" is two characters.
     assert_eq!(
         call::<Search>(json!({ "query": "e\u{301}".repeat(51) })).await,
-        invalid("Query: Must be at most 100 characters long, not 102.")
+        invalid("query: Must be at most 100 characters long, not 102.")
     );
 }
 
@@ -448,7 +448,7 @@ async fn ids_are_accepted_in_any_case_but_only_hyphenated() {
         assert_eq!(
             call::<WriteReview>(json!({ "stars": 4, "movieId": malformed, "authorId": AUTHOR }))
                 .await,
-            invalid(&format!("MovieId: {uuid_rule}")),
+            invalid(&format!("movieId: {uuid_rule}")),
             "{malformed}"
         );
     }
@@ -462,7 +462,7 @@ async fn required_unless_is_satisfied_by_the_other_argument_even_when_it_is_malf
     );
     assert_eq!(
         call::<WriteReview>(json!({ "stars": 2, "reviewId": "oops" })).await,
-        invalid("ReviewId: Must be a UUID in the form 3f2504e0-4f89-11d3-9a0c-0305e82c3301.")
+        invalid("reviewId: Must be a UUID in the form 3f2504e0-4f89-11d3-9a0c-0305e82c3301.")
     );
 }
 
@@ -474,7 +474,7 @@ async fn an_argument_ignored_with_another_is_validated_but_neither_checked_nor_p
     );
     assert_eq!(
         call::<List>(json!({ "movieId": "bad", "reviewId": REVIEW })).await,
-        invalid("MovieId: Must be a UUID in the form 3f2504e0-4f89-11d3-9a0c-0305e82c3301.")
+        invalid("movieId: Must be a UUID in the form 3f2504e0-4f89-11d3-9a0c-0305e82c3301.")
     );
     assert_eq!(
         call::<List>(json!({ "movieId": MOVIE })).await,
@@ -510,7 +510,7 @@ async fn existence_is_checked_in_argument_order_and_only_after_validation_passes
     );
     assert_eq!(
         call::<WriteReview>(json!({ "stars": 9, "movieId": NOBODY, "authorId": NOBODY })).await,
-        invalid("Stars: A star rating must be between 1 and 5.")
+        invalid("stars: A star rating must be between 1 and 5.")
     );
 }
 
@@ -565,7 +565,7 @@ async fn a_rule_the_tool_checks_itself_reads_like_a_declared_one() {
     assert_eq!(
         call::<WriteReview>(json!({ "stars": 3, "reviewId": REVIEW, "movieId": OTHER_MOVIE }))
             .await,
-        invalid("MovieId: A review's movie can't change.")
+        invalid("movieId: A review's movie can't change.")
     );
     assert_eq!(
         call::<WriteReview>(json!({ "stars": 3, "reviewId": REVIEW, "movieId": MOVIE })).await,
@@ -574,14 +574,14 @@ async fn a_rule_the_tool_checks_itself_reads_like_a_declared_one() {
 }
 
 #[tokio::test]
-async fn handler_violations_use_the_argument_label() {
+async fn handler_violations_name_the_argument_as_declared_ones_do() {
     let error = ToolError::invalid::<WriteReview>("movie_id", "A review's movie can't change.");
     let ToolError::Invalid(violations) = error else {
         panic!("an invalid error");
     };
     assert_eq!(
         violations.to_string(),
-        "Validation Failed: MovieId: A review's movie can't change. \
+        "Validation Failed: movieId: A review's movie can't change. \
          Correct the arguments and call the tool again."
     );
 }

@@ -202,7 +202,7 @@ async fn broken_rules_and_missing_rows_are_tool_results_not_protocol_errors() {
     assert_eq!(result.is_error, Some(true));
     assert_eq!(
         result.content[0].as_text().unwrap().text,
-        "Validation Failed: Limit: Must be between 1 and 50, not 0. \
+        "Validation Failed: limit: Must be between 1 and 50, not 0. \
          Query: Not an argument of this tool. Did you mean query? \
          Correct the arguments and call the tool again."
     );

@@ -16,7 +16,7 @@ use serde_json::Value;
 use toolkit::ToolSpecs;
 
 use crate::metrics::{Outcome, metrics};
-use crate::tools::Tools;
+use crate::tools::{self, Tools};
 use store::Store;
 
 /// How long a client may reuse the tool list and the discovery result (MCP's `ttlMs`): an
@@ -176,7 +176,8 @@ impl ServerHandler for MovieReviews {
             let message = format!("Method not found: {}", request.method);
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None));
         }
-        let mut result = toolkit::unreadable_call(self.tools.router(), request.params.as_ref())?;
+        let params = request.params.as_ref();
+        let mut result = toolkit::unreadable_call(self.tools.router(), params, tools::LABELS)?;
         self.identified(&mut result.meta);
         // A client on a version before 2026-07-28 knows no `resultType`: rmcp leaves it out of
         // the results it builds, but this one reaches rmcp as a custom result.

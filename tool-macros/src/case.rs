@@ -1,6 +1,5 @@
-//! Wire names: the one place a Rust field name becomes the name a client sends (camelCase) and
-//! the name a validation message shows (camelCase, first letter capitalised), and a choice's
-//! variant the value a client sends (snake_case).
+//! Wire names: the one place a Rust field name becomes the name a client sends (camelCase), and
+//! a choice's variant the value a client sends (snake_case).
 
 /// `include_reviews` → `includeReviews`; a raw identifier loses its `r#`.
 pub fn wire_name(field: &str) -> String {
@@ -31,11 +30,6 @@ pub fn snake_case(variant: &str) -> String {
     name
 }
 
-/// `movieId` → `MovieId`: how an argument is named in a `Validation Failed` message.
-pub fn label(wire_name: &str) -> String {
-    capitalised(wire_name)
-}
-
 fn capitalised(word: &str) -> String {
     let mut chars = word.chars();
     match chars.next() {
@@ -63,12 +57,5 @@ mod tests {
         assert_eq!(snake_case("ByName"), "by_name");
         assert_eq!(snake_case("HTTPGet"), "h_t_t_p_get");
         assert_eq!(snake_case("r#Type"), "type");
-    }
-
-    #[test]
-    fn labels_capitalise_the_first_letter() {
-        assert_eq!(label("stars"), "Stars");
-        assert_eq!(label("movieId"), "MovieId");
-        assert_eq!(label("includeReviews"), "IncludeReviews");
     }
 }

@@ -128,7 +128,6 @@ pub fn arg_spec(arg: &Arg) -> TokenStream {
     let field = arg.ident.to_string();
     let field = field.strip_prefix("r#").unwrap_or(&field);
     let name = &arg.wire_name;
-    let label = &arg.label;
     let description = option(arg.description.as_ref().map(|text| quote!(#text)));
     let message = option(arg.message.as_ref().map(|text| quote!(#text)));
     let ignored_with = option(arg.ignored_with.map(|index| quote!(#index)));
@@ -163,7 +162,6 @@ pub fn arg_spec(arg: &Arg) -> TokenStream {
         ::toolkit::__private::ArgSpec {
             field: #field,
             name: #name,
-            label: #label,
             description: #description,
             schema: #schema,
             rules: #rules,

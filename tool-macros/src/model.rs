@@ -45,7 +45,6 @@ pub struct Arg<'a> {
     /// Whether the field is an `Option`.
     pub optional: bool,
     pub wire_name: String,
-    pub label: String,
     pub description: Option<String>,
     /// The rules its value must keep, in the order a call checks them.
     pub rules: Rules,

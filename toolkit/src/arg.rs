@@ -92,11 +92,11 @@ impl Rules {
 /// problems are reported under its label, with its `message` in place of a broken rule's
 /// sentence; an element's under its path in wire names (`labels[2]`), with the rule's own.
 pub struct Reading<'a> {
-    /// The value's path in wire names, what an element's path is built on (`labels`).
+    /// The value's place in wire names (`labels`, `edits[1].oldText`), which an element's
+    /// place extends.
     name: Cow<'a, str>,
-    /// What the value itself is reported under: an argument's label (`Labels`), or a nested
-    /// field's path (`edits[1].oldText`).
-    label: Cow<'a, str>,
+    /// Whether `name` is a tool's own argument, named in the server's label style.
+    declared: bool,
     /// Below the argument: `[2]`, `[2].oldText`; empty at the argument itself.
     path: String,
     message: Option<&'static str>,
@@ -106,13 +106,13 @@ pub struct Reading<'a> {
 impl<'a> Reading<'a> {
     pub(crate) fn new(
         name: impl Into<Cow<'a, str>>,
-        label: impl Into<Cow<'a, str>>,
+        declared: bool,
         message: Option<&'static str>,
         violations: &'a mut Violations,
     ) -> Self {
         Reading {
             name: name.into(),
-            label: label.into(),
+            declared,
             path: String::new(),
             message,
             violations,
@@ -121,14 +121,18 @@ impl<'a> Reading<'a> {
 
     /// A reading whose reports are kept in `violations` and not shown, to count them.
     pub(crate) fn quiet(violations: &'a mut Violations) -> Self {
-        Reading::new("", "", None, violations)
+        Reading::new("", false, None, violations)
     }
 
     /// Reports that the value is not of the type, or not one the type can hold:
     /// `Must be a string, not a number.` Always `None`, to return.
     pub fn refuse<T>(&mut self, sentence: impl Into<String>) -> Option<T> {
-        let at = self.here();
-        self.violations.push(at, sentence);
+        if self.declared && self.path.is_empty() {
+            self.violations.push_argument(self.name.clone(), sentence);
+        } else {
+            let place = self.wire_path();
+            self.violations.push(place, sentence);
+        }
         None
     }
 
@@ -175,15 +179,6 @@ impl<'a> Reading<'a> {
         let value = read(self);
         self.path.truncate(length);
         value
-    }
-
-    /// Where a report goes: the label at the argument, the wire path below it.
-    fn here(&self) -> String {
-        if self.path.is_empty() {
-            self.label.clone().into_owned()
-        } else {
-            format!("{}{}", self.name, self.path)
-        }
     }
 
     /// The value's path in wire names (`edits[1]`), which a nested object's fields extend.

@@ -78,48 +78,101 @@ impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
     }
 }
 
-/// One broken rule: the argument's label and a sentence saying what is wrong.
+/// How a `Validation Failed` message names a tool's own arguments: a choice of the server,
+/// made once on its [`Toolbox`](crate::Toolbox). A place inside an argument
+/// (`edits[1].oldText`) and a name the tool does not declare are always shown as sent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Labels {
+    /// The wire name, as a client sends it: `thoughtNumber`, `max_length`.
+    #[default]
+    WireNames,
+    /// The wire name with a capital first letter: `ThoughtNumber`, `MovieId`.
+    Capitalised,
+}
+
+impl Labels {
+    /// `name` (a wire name) as this style shows it.
+    pub fn apply(self, name: &str) -> std::borrow::Cow<'_, str> {
+        match self {
+            Labels::WireNames => name.into(),
+            Labels::Capitalised => {
+                let mut chars = name.chars();
+                match chars.next() {
+                    Some(first) => first.to_uppercase().chain(chars).collect::<String>().into(),
+                    None => name.into(),
+                }
+            }
+        }
+    }
+}
+
+/// One broken rule: where, and a sentence saying what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
-    /// The argument's label (`MovieId`), or an undeclared name as it was sent.
+    /// A tool's own argument by its wire name (`movieId`); a place inside one
+    /// (`edits[1].oldText`); or a name the tool does not declare, as it was sent.
     pub argument: String,
+    /// Whether `argument` is a tool's own argument, which a message names in the server's
+    /// [`Labels`] style.
+    pub declared: bool,
     /// A sentence ending in a full stop.
     pub sentence: String,
 }
 
 /// Every rule one call broke, in argument order, then undeclared names in request order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Violations(Vec<Violation>);
+pub struct Violations {
+    broken: Vec<Violation>,
+    labels: Labels,
+}
 
 impl Violations {
-    /// Adds a broken rule.
-    pub fn push(&mut self, argument: impl Into<String>, sentence: impl Into<String>) {
-        self.0.push(Violation {
-            argument: argument.into(),
+    /// Adds a broken rule at a place shown as it is: a place inside an argument, or a name the
+    /// tool does not declare.
+    pub fn push(&mut self, place: impl Into<String>, sentence: impl Into<String>) {
+        self.broken.push(Violation {
+            argument: place.into(),
+            declared: false,
             sentence: sentence.into(),
         });
     }
 
-    /// Adds a broken rule of the argument that tool `T` declares as the Rust field `field`,
-    /// under that argument's label (`movie_id` is reported as `MovieId`).
+    /// Adds a broken rule of a tool's own argument, by its wire name (`movieId`).
+    pub fn push_argument(&mut self, name: impl Into<String>, sentence: impl Into<String>) {
+        self.broken.push(Violation {
+            argument: name.into(),
+            declared: true,
+            sentence: sentence.into(),
+        });
+    }
+
+    /// Adds a broken rule of the argument that tool `T` declares as the Rust field `field`.
     pub fn push_arg<T: Tool>(&mut self, field: &str, sentence: impl Into<String>) {
-        let label = T::SPEC.arg(field).map_or(field, |arg| arg.label);
-        self.push(label, sentence);
+        match T::SPEC.arg(field) {
+            Some(arg) => self.push_argument(arg.name, sentence),
+            None => self.push(field, sentence),
+        }
+    }
+
+    /// The same violations, to be shown with the arguments named in the style `labels`.
+    pub fn labelled(mut self, labels: Labels) -> Self {
+        self.labels = labels;
+        self
     }
 
     /// How many rules were broken.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.broken.len()
     }
 
     /// True when no rule was broken.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.broken.is_empty()
     }
 
     /// The broken rules, in order.
     pub fn iter(&self) -> impl Iterator<Item = &Violation> {
-        self.0.iter()
+        self.broken.iter()
     }
 }
 
@@ -128,8 +181,13 @@ impl Violations {
 impl fmt::Display for Violations {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Validation Failed:")?;
-        for violation in &self.0 {
-            write!(f, " {}: {}", violation.argument, violation.sentence)?;
+        for violation in &self.broken {
+            let place = if violation.declared {
+                self.labels.apply(&violation.argument)
+            } else {
+                violation.argument.as_str().into()
+            };
+            write!(f, " {place}: {}", violation.sentence)?;
         }
         f.write_str(" Correct the arguments and call the tool again.")
     }
@@ -191,18 +249,34 @@ mod tests {
     }
 
     #[test]
-    fn violations_read_as_one_line() {
+    fn violations_read_as_one_line_with_arguments_in_the_servers_style() {
         let mut violations = Violations::default();
-        violations.push("Stars", "A star rating must be between 1 and 5.");
+        violations.push_argument("stars", "A star rating must be between 1 and 5.");
+        violations.push("edits[1].oldText", "This field is required.");
         violations.push(
             "movie_id",
             "Not an argument of this tool. Did you mean movieId?",
         );
         assert_eq!(
             violations.to_string(),
-            "Validation Failed: Stars: A star rating must be between 1 and 5. \
+            "Validation Failed: stars: A star rating must be between 1 and 5. \
+             edits[1].oldText: This field is required. \
              movie_id: Not an argument of this tool. Did you mean movieId? \
              Correct the arguments and call the tool again."
         );
+        assert_eq!(
+            violations.labelled(Labels::Capitalised).to_string(),
+            "Validation Failed: Stars: A star rating must be between 1 and 5. \
+             edits[1].oldText: This field is required. \
+             movie_id: Not an argument of this tool. Did you mean movieId? \
+             Correct the arguments and call the tool again."
+        );
+    }
+
+    #[test]
+    fn capitalised_labels_capitalise_the_first_letter_only() {
+        assert_eq!(Labels::Capitalised.apply("movieId"), "MovieId");
+        assert_eq!(Labels::Capitalised.apply("max_length"), "Max_length");
+        assert_eq!(Labels::WireNames.apply("movieId"), "movieId");
     }
 }

@@ -49,7 +49,7 @@
 //!     let result = toolkit::call::<State, Greet>(&State, arguments.as_object()).await;
 //!     assert_eq!(
 //!         result.content[0].as_text().unwrap().text,
-//!         "Validation Failed: Name: Must be between 1 and 40 characters long, not 0. \
+//!         "Validation Failed: name: Must be between 1 and 40 characters long, not 0. \
 //!          Correct the arguments and call the tool again."
 //!     );
 //! });
@@ -83,7 +83,7 @@ mod trace;
 use std::future::Future;
 
 pub use arg::{Arg, Args, Choice};
-pub use error::{ToolError, Violation, Violations};
+pub use error::{Labels, ToolError, Violation, Violations};
 pub use route::{ToolSpecs, Toolbox, ToolboxError, call, definition, route, unreadable_call};
 pub use schema::{OutputSchemaError, input_schema, output_schema};
 pub use selection::Selection;

@@ -88,9 +88,8 @@ impl<'a> Fields<'a> {
             // A field that is not an `Option` is required or has a default: the macro gives it
             // no other presence.
             _ => {
-                let label = self.label(arg);
                 let sentence = format!("This {} is required.", self.noun());
-                self.violations.push(label, sentence);
+                self.report(arg, sentence);
                 None
             }
         }
@@ -122,8 +121,7 @@ impl<'a> Fields<'a> {
                 },
                 str::to_owned,
             );
-            let label = self.label(arg);
-            self.violations.push(label, sentence);
+            self.report(arg, sentence);
             return None;
         }
         Some(None)
@@ -153,21 +151,29 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// What a problem of `arg` is reported under: its label, or inside an object its path.
-    fn label(&self, arg: &'static ArgSpec) -> Cow<'static, str> {
+    /// Where a problem of `arg` is: a tool's own argument by its wire name, or inside an
+    /// object its path.
+    fn place(&self, arg: &'static ArgSpec) -> Cow<'static, str> {
         match &self.path {
-            None => Cow::Borrowed(arg.label),
+            None => Cow::Borrowed(arg.name),
             Some(path) => Cow::Owned(format!("{path}.{}", arg.name)),
         }
     }
 
+    /// Reports a problem of `arg` itself (not of its value).
+    fn report(&mut self, arg: &'static ArgSpec, sentence: String) {
+        let place = self.place(arg);
+        if self.path.is_none() {
+            self.violations.push_argument(place, sentence);
+        } else {
+            self.violations.push(place, sentence);
+        }
+    }
+
     fn read<T>(&mut self, arg: &'static ArgSpec, raw: &Value, read: Read<T>) -> Option<T> {
-        let label = self.label(arg);
-        let name = match &label {
-            Cow::Borrowed(_) => Cow::Borrowed(arg.name),
-            Cow::Owned(path) => Cow::Owned(path.clone()),
-        };
-        let mut at = Reading::new(name, label, arg.message, self.violations);
+        let place = self.place(arg);
+        let declared = self.path.is_none();
+        let mut at = Reading::new(place, declared, arg.message, self.violations);
         read(raw, &arg.rules, &mut at)
     }
 

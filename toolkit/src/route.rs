@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::arg::json_type;
 use crate::schema::{OutputSchemaError, input_schema, output_schema};
-use crate::{Run, Tool, ToolError, ToolSpec, Violations};
+use crate::{Labels, Run, Tool, ToolError, ToolSpec, Violations};
 
 /// The rmcp description of tool `T`: name, title, description, both schemas and all four hints.
 pub fn definition<T: Tool>() -> Result<rmcp::model::Tool, OutputSchemaError> {
@@ -40,14 +40,29 @@ pub fn definition<T: Tool>() -> Result<rmcp::model::Tool, OutputSchemaError> {
 
 /// Runs one call of tool `T` on `state` and encodes the outcome as a tool result. Every failure
 /// is an `isError` result; nothing here is a protocol error.
+///
+/// A `Validation Failed` message names the arguments by their wire names; a [`Toolbox`] names
+/// them in the style its [`labels`](Toolbox::labels) choose.
 pub async fn call<S, T>(state: &S, arguments: Option<&JsonObject>) -> CallToolResult
+where
+    S: Sync,
+    T: Run<S>,
+{
+    call_labelled::<S, T>(state, arguments, Labels::WireNames).await
+}
+
+async fn call_labelled<S, T>(
+    state: &S,
+    arguments: Option<&JsonObject>,
+    labels: Labels,
+) -> CallToolResult
 where
     S: Sync,
     T: Run<S>,
 {
     let started = Instant::now();
     let outcome = run::<S, T>(state, arguments).await;
-    let result = encode(T::SPEC.name, outcome);
+    let result = encode(T::SPEC.name, outcome, labels);
     tracing::debug!(tool = T::SPEC.name, elapsed = ?started.elapsed(), "tool call");
     result
 }
@@ -74,10 +89,15 @@ where
     ))
 }
 
-fn encode<O: serde::Serialize>(tool: &str, outcome: Result<O, ToolError>) -> CallToolResult {
+fn encode<O: serde::Serialize>(
+    tool: &str,
+    outcome: Result<O, ToolError>,
+    labels: Labels,
+) -> CallToolResult {
     let error = match outcome.map(structured) {
         Ok(Ok(result)) => return result,
         Ok(Err(cause)) => ToolError::from(cause),
+        Err(ToolError::Invalid(violations)) => ToolError::Invalid(violations.labelled(labels)),
         Err(error) => error,
     };
     let text = match error {
@@ -113,19 +133,22 @@ fn new_reference() -> String {
 /// request to `ServerHandler::on_custom_request`, whose default answers "method not found";
 /// a server should answer it with this instead. `arguments` that are not an object are the
 /// caller's argument mistake, so they get a tool result with `isError` and `Validation Failed`,
-/// like every other argument mistake; a missing or unknown tool name is the protocol's Invalid
-/// params (-32602), as for a call rmcp can read.
+/// like every other argument mistake, naming `arguments` in the server's `labels` style; a
+/// missing or unknown tool name is the protocol's Invalid params (-32602), as for a call rmcp
+/// can read.
 ///
 /// ```
 /// # use toolkit::Toolbox;
 /// # struct Server;
 /// let router = Toolbox::<Server>::new().build().unwrap();
 /// let params = serde_json::json!({ "arguments": {} });
-/// assert_eq!(toolkit::unreadable_call(&router, Some(&params)).unwrap_err().code.0, -32602);
+/// let answer = toolkit::unreadable_call(&router, Some(&params), toolkit::Labels::WireNames);
+/// assert_eq!(answer.unwrap_err().code.0, -32602);
 /// ```
 pub fn unreadable_call<S>(
     router: &ToolRouter<S>,
     params: Option<&Value>,
+    labels: Labels,
 ) -> Result<CallToolResult, ErrorData>
 where
     S: Send + Sync + 'static,
@@ -142,14 +165,14 @@ where
     match params.and_then(|params| params.get("arguments")) {
         Some(arguments) if !arguments.is_object() && !arguments.is_null() => {
             let mut violations = Violations::default();
-            violations.push(
-                "Arguments",
+            violations.push_argument(
+                "arguments",
                 format!(
                     "Must be an object of named arguments, not {}.",
                     json_type(arguments)
                 ),
             );
-            let text = ToolError::Invalid(violations).to_string();
+            let text = ToolError::Invalid(violations.labelled(labels)).to_string();
             Ok(CallToolResult::error(vec![ContentBlock::text(text)]))
         }
         // rmcp could not read the call for another reason (its `_meta`, say). The message does
@@ -164,19 +187,32 @@ where
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// The rmcp route of tool `T`.
+/// The rmcp route of tool `T`, naming arguments by their wire names in a `Validation Failed`
+/// message; a [`Toolbox`] makes routes in the style its [`labels`](Toolbox::labels) choose.
 pub fn route<S, T>() -> Result<ToolRoute<S>, OutputSchemaError>
 where
     S: Send + Sync + 'static,
     T: Run<S>,
 {
-    Ok(ToolRoute::new_dyn(definition::<T>()?, dispatch::<S, T>))
+    labelled_route::<S, T>(Labels::WireNames)
+}
+
+fn labelled_route<S, T>(labels: Labels) -> Result<ToolRoute<S>, OutputSchemaError>
+where
+    S: Send + Sync + 'static,
+    T: Run<S>,
+{
+    // Written in the call, so that the closure is inferred for every lifetime of the context.
+    Ok(ToolRoute::new_dyn(definition::<T>()?, move |context| {
+        dispatch::<S, T>(context, labels)
+    }))
 }
 
 /// The route's handler, a named function so its future borrows the call context for exactly
 /// the context's lifetime.
 fn dispatch<'a, S, T>(
     context: ToolCallContext<'a, S>,
+    labels: Labels,
 ) -> BoxFuture<'a, Result<CallToolResponse, ErrorData>>
 where
     S: Send + Sync + 'static,
@@ -187,9 +223,11 @@ where
     let span = tracing::info_span!("call", trace_id = %id);
     Box::pin(
         async move {
-            Ok(call::<S, T>(context.service, context.arguments.as_ref())
-                .await
-                .into())
+            Ok(
+                call_labelled::<S, T>(context.service, context.arguments.as_ref(), labels)
+                    .await
+                    .into(),
+            )
         }
         .instrument(span),
     )
@@ -205,9 +243,16 @@ where
 /// assert!(router.list_all().is_empty());
 /// ```
 pub struct Toolbox<S> {
-    pub(crate) routes: Vec<ToolRoute<S>>,
+    pub(crate) routes: Vec<PendingRoute<S>>,
     pub(crate) specs: Vec<&'static ToolSpec>,
     pub(crate) problems: Vec<String>,
+    labels: Labels,
+}
+
+/// A tool's route, made when the toolbox is built, in the label style chosen by then.
+pub(crate) struct PendingRoute<S> {
+    pub(crate) name: &'static str,
+    make: fn(Labels) -> Result<ToolRoute<S>, OutputSchemaError>,
 }
 
 impl<S: Send + Sync + 'static> Default for Toolbox<S> {
@@ -223,20 +268,55 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             routes: Vec::new(),
             specs: Vec::new(),
             problems: Vec::new(),
+            labels: Labels::default(),
         }
+    }
+
+    /// How `Validation Failed` messages name the tools' own arguments: by their wire names
+    /// (the default), or capitalised. Places inside an argument and undeclared names are
+    /// always shown as sent.
+    ///
+    /// ```
+    /// # use toolkit::{Labels, Tool};
+    /// # #[derive(serde::Serialize, schemars::JsonSchema)] pub struct Out {}
+    /// /// Counts.
+    /// #[derive(Tool)]
+    /// #[tool(name = "count", title = "Count", output = Out,
+    ///        read_only, destructive = false, idempotent, open_world = false)]
+    /// pub struct Count {
+    ///     #[arg(min = 1)]
+    ///     max_length: u32,
+    /// }
+    /// # struct Server;
+    /// # impl toolkit::Run<Server> for Count {
+    /// #     async fn run(self, _: &Server) -> Result<Out, toolkit::ToolError> { Ok(Out {}) }
+    /// # }
+    /// let router = toolkit::Toolbox::<Server>::new()
+    ///     .labels(Labels::Capitalised)
+    ///     .tool::<Count>()
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = router;
+    /// ```
+    pub fn labels(mut self, labels: Labels) -> Self {
+        self.labels = labels;
+        self
     }
 
     /// Adds tool `T`.
     pub fn tool<T: Run<S>>(mut self) -> Self {
         let name = T::SPEC.name;
-        if self.routes.iter().any(|route| route.name() == name) {
+        if self.routes.iter().any(|route| route.name == name) {
             self.problems.push(format!(
                 "two tools are named `{name}`; tool names must be unique"
             ));
         }
         self.specs.push(T::SPEC);
-        match route::<S, T>() {
-            Ok(route) => self.routes.push(route),
+        match definition::<T>() {
+            Ok(_) => self.routes.push(PendingRoute {
+                name,
+                make: labelled_route::<S, T>,
+            }),
             Err(error) => self.problems.push(format!(
                 "the output type of `{name}` ({}) cannot be an MCP output schema: {error}",
                 std::any::type_name::<T::Output>()
@@ -279,10 +359,19 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                 problems: self.problems,
             });
         }
-        Ok(self
-            .routes
-            .into_iter()
-            .fold(ToolRouter::new(), |router, route| router.with_route(route)))
+        let mut router = ToolRouter::new();
+        for pending in self.routes {
+            // Each definition was made once already, when the tool was added.
+            match (pending.make)(self.labels) {
+                Ok(route) => router = router.with_route(route),
+                Err(error) => {
+                    return Err(ToolboxError {
+                        problems: vec![format!("the output type of `{}`: {error}", pending.name)],
+                    });
+                }
+            }
+        }
+        Ok(router)
     }
 }
 

@@ -75,7 +75,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         self.specs
             .retain(|spec| chosen(spec.name, spec.hints.read_only));
         let kept: Vec<&str> = self.specs.iter().map(|spec| spec.name).collect();
-        self.routes.retain(|route| kept.contains(&route.name()));
+        self.routes.retain(|route| kept.contains(&route.name));
         self
     }
 }

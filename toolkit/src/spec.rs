@@ -61,8 +61,6 @@ pub struct ArgSpec {
     pub field: &'static str,
     /// The name on the wire (`movieId`).
     pub name: &'static str,
-    /// The name in a validation message: the wire name, first letter capitalised (`MovieId`).
-    pub label: &'static str,
     /// The field's doc comment, published as the argument's description.
     pub description: Option<&'static str>,
     /// Writes the JSON Schema of the argument's type and rules: the field's

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;
-use toolkit::{Entity, Exists, Selection, ToolError, ToolSpecs, Toolbox, ToolboxError};
+use toolkit::{Entity, Exists, Labels, Selection, ToolError, ToolSpecs, Toolbox, ToolboxError};
 use uuid::Uuid;
 
 pub use authors_search::AuthorsSearch;
@@ -59,11 +59,16 @@ impl Exists<Review> for Store {
     }
 }
 
+/// How a `Validation Failed` message names an argument: capitalised (`MovieId`,
+/// `IncludeReviews`), as the tools' contract (docs/tools.md) has it.
+pub const LABELS: Labels = Labels::Capitalised;
+
 /// The one list of the server's tools, in the order the server's instructions name them
 /// (`tools/list` is in name order): a new tool is a module and a line here, with its question on
 /// the store and its tests.
 pub fn toolbox() -> Toolbox<Store> {
     Toolbox::new()
+        .labels(LABELS)
         .tool::<MoviesSearch>()
         .tool::<AuthorsSearch>()
         .tool::<MoviesGet>()

@@ -60,9 +60,9 @@ fn main() {
     assert_eq!(
         toolkit::parse::<List>(refused.as_object()).err().unwrap().to_string(),
         "Validation Failed: \
-         SortBy: Must be one of name, size, last_modified, newest-first, not \"Size\". Did you mean size? \
-         Button: Must be one of left, right, middle, not a number. \
-         ThenBy: Must be one of name, size, last_modified, newest-first, not \"sise\". Did you mean size? \
+         sortBy: Must be one of name, size, last_modified, newest-first, not \"Size\". Did you mean size? \
+         button: Must be one of left, right, middle, not a number. \
+         thenBy: Must be one of name, size, last_modified, newest-first, not \"sise\". Did you mean size? \
          Correct the arguments and call the tool again."
     );
 }

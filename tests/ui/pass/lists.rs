@@ -64,11 +64,11 @@ fn main() {
     assert_eq!(
         toolkit::parse::<Lists>(refused.as_object()).err().unwrap().to_string(),
         "Validation Failed: \
-         Labels: Must have at most 3 items, not 4. \
+         labels: Must have at most 3 items, not 4. \
          labels[1]: Must be between 1 and 5 characters long, not 0. \
          labels[2]: Must be between 1 and 5 characters long, not 7. \
-         Scores: Must have at least 1 item, not 0. \
-         States: Must not repeat an item, but items 0 and 2 are equal. \
+         scores: Must have at least 1 item, not 0. \
+         states: Must not repeat an item, but items 0 and 2 are equal. \
          states[1]: Must be one of open, closed, not \"shut\". \
          matrix[1]: Must be an array, not a string. \
          matrix[2][0]: Must be a number, not a boolean. \
@@ -77,6 +77,6 @@ fn main() {
 
     let many = json!({ "labels": [], "states": [], "matrix": vec![json!(["x"]); 25] });
     let message = toolkit::parse::<Lists>(many.as_object()).err().unwrap().to_string();
-    assert!(message.contains("matrix[9][0]: Must be a number, not a string. Matrix: 15 more items break their rules."), "{message}");
+    assert!(message.contains("matrix[9][0]: Must be a number, not a string. matrix: 15 more items break their rules."), "{message}");
     assert!(!message.contains("matrix[10]"), "{message}");
 }

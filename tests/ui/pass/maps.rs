@@ -61,12 +61,12 @@ fn main() {
     assert_eq!(
         toolkit::parse::<Maps>(refused.as_object()).err().unwrap().to_string(),
         "Validation Failed: \
-         Headers: Must have at most 2 entries, not 3. \
+         headers: Must have at most 2 entries, not 3. \
          headers[\"A\"]: Must be at most 5 characters long, not 7. \
          headers[\"C\"]: Must be a string, not a number. \
-         Counts: Must have at least 1 entry, not 0. \
+         counts: Must have at least 1 entry, not 0. \
          tags[\"a\"]: Must be an array, not a string. \
-         Extra: Must nest arrays and objects at most 32 deep. \
+         extra: Must nest arrays and objects at most 32 deep. \
          Correct the arguments and call the tool again."
     );
 }

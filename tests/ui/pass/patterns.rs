@@ -30,8 +30,8 @@ fn main() {
     assert_eq!(
         toolkit::parse::<Patterns>(refused.as_object()).err().unwrap().to_string(),
         "Validation Failed: \
-         Ticket: Must match the pattern ^[A-Z]{2}-\\d+$, not \"AB-١٢\". \
-         Branch: Must match the pattern ^(main|dev)$, not \"prod\". \
+         ticket: Must match the pattern ^[A-Z]{2}-\\d+$, not \"AB-١٢\". \
+         branch: Must match the pattern ^(main|dev)$, not \"prod\". \
          words[0]: Must match the pattern ^\\w+$, not \"é\". \
          Correct the arguments and call the tool again."
     );

@@ -71,7 +71,6 @@ fn check_arg<'a>(cx: &mut Ctxt, fields: &[Field<'a>], field: &Field<'a>) -> Opti
         ident: field.ident,
         ty: arg_type.ty,
         optional: arg_type.optional,
-        label: case::label(&wire_name),
         wire_name,
         description: field.doc.clone(),
         rules,

@@ -9,7 +9,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use toolkit::ToolboxError;
+use toolkit::{Labels, ToolboxError};
 
 use crate::sandbox::Sandbox;
 use crate::tools;
@@ -74,7 +74,8 @@ impl ServerHandler for FileServer {
             let message = format!("Method not found: {}", request.method);
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None));
         }
-        let result = toolkit::unreadable_call(&self.tools, request.params.as_ref())?;
+        let result =
+            toolkit::unreadable_call(&self.tools, request.params.as_ref(), Labels::WireNames)?;
         let result = serde_json::to_value(result)
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
         Ok(CustomResult(result))

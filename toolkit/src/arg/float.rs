@@ -77,7 +77,7 @@ mod tests {
         let read = T::read(
             &value,
             &Rules::NONE,
-            &mut Reading::new("n", "N", None, &mut violations),
+            &mut Reading::new("n", true, None, &mut violations),
         );
         read.ok_or_else(|| violations.iter().map(|v| v.sentence.clone()).collect())
     }

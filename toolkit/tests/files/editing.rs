@@ -34,13 +34,13 @@ async fn a_file_is_written_and_replaced() {
                 json!({ "path": "nowhere/new.txt", "content": "" })
             )
             .await,
-        invalid("Path: The directory this path is in does not exist.")
+        invalid("path: The directory this path is in does not exist.")
     );
     assert_eq!(
         served
             .refused("write_file", json!({ "path": ".", "content": "" }))
             .await,
-        invalid("Path: Is the served directory itself: name an entry in it.")
+        invalid("path: Is the served directory itself: name an entry in it.")
     );
 }
 
@@ -125,7 +125,7 @@ async fn directories_are_created_with_their_parents_and_again_without_harm() {
         served
             .refused("create_directory", json!({ "path": "file.txt" }))
             .await,
-        invalid("Path: Is a file, not a directory.")
+        invalid("path: Is a file, not a directory.")
     );
 }
 
@@ -152,7 +152,7 @@ async fn a_move_never_replaces_what_is_there() {
                 json!({ "source": "b.txt", "destination": "dir/a.txt" })
             )
             .await,
-        invalid("Destination: Already exists: moving would replace it. Choose another name.")
+        invalid("destination: Already exists: moving would replace it. Choose another name.")
     );
     assert_eq!(std::fs::read_to_string(served.path("b.txt")).unwrap(), "B");
     assert_eq!(
@@ -162,6 +162,6 @@ async fn a_move_never_replaces_what_is_there() {
                 json!({ "source": ".", "destination": "elsewhere" })
             )
             .await,
-        invalid("Source: Is the served directory itself, which cannot be moved.")
+        invalid("source: Is the served directory itself, which cannot be moved.")
     );
 }

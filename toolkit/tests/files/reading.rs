@@ -32,19 +32,19 @@ async fn a_text_file_is_read_whole_or_by_its_first_or_last_lines() {
                 json!({ "path": "notes.txt", "head": 1, "tail": 1 })
             )
             .await,
-        invalid("Tail: Cannot be given with head: give one of them.")
+        invalid("tail: Cannot be given with head: give one of them.")
     );
     assert_eq!(
         served
             .refused("read_text_file", json!({ "path": "notes.txt", "head": 0 }))
             .await,
-        invalid("Head: Must be 1 or more, not 0.")
+        invalid("head: Must be 1 or more, not 0.")
     );
     assert_eq!(
         served
             .refused("read_text_file", json!({ "path": "gone.txt" }))
             .await,
-        invalid("Path: Nothing exists at this path.")
+        invalid("path: Nothing exists at this path.")
     );
 }
 
@@ -69,7 +69,7 @@ async fn several_files_are_read_at_once_each_failure_in_its_place() {
         served
             .refused("read_multiple_files", json!({ "paths": [] }))
             .await,
-        invalid("Paths: Must have between 1 and 50 items, not 0.")
+        invalid("paths: Must have between 1 and 50 items, not 0.")
     );
     assert_eq!(
         served
@@ -105,7 +105,7 @@ async fn a_directory_is_listed_by_name_or_by_size() {
         served
             .refused("list_directory", json!({ "sortBy": "sise" }))
             .await,
-        invalid("SortBy: Must be one of name, size, not \"sise\". Did you mean size?")
+        invalid("sortBy: Must be one of name, size, not \"sise\". Did you mean size?")
     );
 }
 
@@ -153,10 +153,10 @@ async fn a_search_finds_names_and_leaves_out_what_is_excluded() {
             )
             .await,
         invalid(
-            "Query: Must be between 1 and 200 characters long, not 0. \
+            "query: Must be between 1 and 200 characters long, not 0. \
              excludePatterns[0]: Must be between 1 and 200 characters long, not 0. \
-             Extension: Must match the pattern ^[A-Za-z0-9]{1,10}$, not \".rs\". \
-             LargerThanKib: Must be 0.0 or more, not -1."
+             extension: Must match the pattern ^[A-Za-z0-9]{1,10}$, not \".rs\". \
+             largerThanKib: Must be 0.0 or more, not -1."
         )
     );
 }

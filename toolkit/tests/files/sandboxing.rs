@@ -28,7 +28,7 @@ async fn dot_dot_and_absolute_paths_outside_are_refused() {
             served
                 .refused("read_text_file", json!({ "path": path }))
                 .await,
-            invalid(&format!("Path: {OUTSIDE}")),
+            invalid(&format!("path: {OUTSIDE}")),
             "{path}"
         );
     }
@@ -39,7 +39,7 @@ async fn dot_dot_and_absolute_paths_outside_are_refused() {
                 json!({ "path": "../escaped.txt", "content": "x" })
             )
             .await,
-        invalid(&format!("Path: {OUTSIDE}"))
+        invalid(&format!("path: {OUTSIDE}"))
     );
     assert!(!served.root().parent().unwrap().join("escaped.txt").exists());
     // Inside, `..` is fine.
@@ -58,7 +58,7 @@ async fn links_that_lead_outside_are_refused_and_links_inside_are_followed() {
     symlink(outside.path(), served.path("out")).unwrap();
     symlink(served.path("real.txt"), served.path("alias.txt")).unwrap();
 
-    let outside_path = invalid(&format!("Path: {OUTSIDE}"));
+    let outside_path = invalid(&format!("path: {OUTSIDE}"));
     assert_eq!(
         served
             .refused("read_text_file", json!({ "path": "leak.txt" }))
@@ -105,7 +105,7 @@ async fn links_that_lead_outside_are_refused_and_links_inside_are_followed() {
                 json!({ "source": "real.txt", "destination": "out/real.txt" })
             )
             .await,
-        invalid(&format!("Destination: {OUTSIDE}"))
+        invalid(&format!("destination: {OUTSIDE}"))
     );
     assert_eq!(
         std::fs::read_to_string(outside.path().join("secret.txt")).unwrap(),
