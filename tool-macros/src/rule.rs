@@ -10,6 +10,7 @@
 //! the guide's "How it works" (`docs/framework.md`) lists the tests and docs that change with it.
 
 mod entries;
+mod format;
 mod items;
 mod length;
 mod pattern;
@@ -27,6 +28,7 @@ pub const RULES: &[&dyn Rule] = &[
     &range::Range,
     &length::Length,
     &pattern::Pattern,
+    &format::Format,
     &items::Items,
     &entries::Entries,
 ];

@@ -7,6 +7,8 @@
 
 mod boolean;
 pub(crate) mod choice;
+#[cfg(feature = "chrono")]
+mod date;
 mod float;
 mod integer;
 mod json;
@@ -14,6 +16,8 @@ mod list;
 mod map;
 pub(crate) mod object;
 mod string;
+#[cfg(feature = "url")]
+mod url;
 mod uuid;
 
 pub use choice::Choice;

@@ -11,6 +11,8 @@
 //! A new rule is a module here implementing [`Rule`], and one in the macro; the guide's "How it
 //! works" (`docs/framework.md`) lists the tests and docs that change with it.
 
+#[cfg(feature = "email")]
+mod email;
 mod entries;
 mod items;
 mod length;
@@ -22,6 +24,8 @@ use std::fmt::Debug;
 
 use serde_json::{Map, Value};
 
+#[cfg(feature = "email")]
+pub use email::Email;
 pub use entries::{Entries, EntryCount};
 pub use items::{Each, ItemCount, Items};
 pub use length::{Characters, Length};

@@ -24,11 +24,12 @@ pub struct Pattern {
     pub rust: &'static str,
 }
 
-/// A type whose values `pattern` applies to: `String`.
+/// A type whose values `pattern` and `format = "email"` apply to: `String`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a string, so `pattern` cannot apply to it",
+    message = "`{Self}` is not a string, so `pattern` and `format` cannot apply to it",
     label = "needs a `String` field",
-    note = "`pattern` is a regular expression a `String` argument must match"
+    note = "`pattern` is a regular expression a `String` argument must match, and \
+            `format = \"email\"` makes one an email address"
 )]
 pub trait Text {}
 

@@ -1,0 +1,144 @@
+//! Calendar dates and timestamps (the `chrono` feature): `chrono::NaiveDate` as `format: date`
+//! (`2024-05-31`), and `chrono::DateTime<FixedOffset>` or `DateTime<Utc>` as `format:
+//! date-time` (RFC 3339: `2024-05-31T14:30:00Z`, `2024-05-31T16:30:00.5+02:00`).
+//!
+//! The text is checked against RFC 3339's exact form before chrono reads it, since chrono is
+//! lenient in ways RFC 3339 is not (more year digits, a space for the `T`).
+
+use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
+use serde_json::{Map, Value, json};
+
+use super::{Arg, Reading, Rules, json_type, quoted};
+
+const DATE_FORM: &str = "Must be a date in the form 2024-05-31";
+const DATE_TIME_FORM: &str =
+    "Must be a date and time with its offset, in the form 2024-05-31T14:30:00Z (RFC 3339)";
+
+impl Arg for NaiveDate {
+    fn schema(schema: &mut Map<String, Value>, rules: &Rules) {
+        schema.insert("type".into(), json!("string"));
+        schema.insert("format".into(), json!("date"));
+        rules.publish(schema);
+    }
+
+    fn read(value: &Value, rules: &Rules, at: &mut Reading<'_>) -> Option<Self> {
+        let Some(text) = value.as_str() else {
+            return at.refuse(format!("{DATE_FORM}, not {}.", json_type(value)));
+        };
+        let date = full_date(text).then(|| NaiveDate::parse_from_str(text, "%Y-%m-%d").ok());
+        let Some(date) = date.flatten() else {
+            return at.refuse(format!("{DATE_FORM}, not {}.", quoted(text)));
+        };
+        at.check(value, rules)?;
+        Some(date)
+    }
+}
+
+impl Arg for DateTime<FixedOffset> {
+    fn schema(schema: &mut Map<String, Value>, rules: &Rules) {
+        date_time_schema(schema, rules);
+    }
+
+    fn read(value: &Value, rules: &Rules, at: &mut Reading<'_>) -> Option<Self> {
+        read_date_time(value, rules, at)
+    }
+}
+
+impl Arg for DateTime<Utc> {
+    fn schema(schema: &mut Map<String, Value>, rules: &Rules) {
+        date_time_schema(schema, rules);
+    }
+
+    fn read(value: &Value, rules: &Rules, at: &mut Reading<'_>) -> Option<Self> {
+        read_date_time(value, rules, at).map(|time| time.with_timezone(&Utc))
+    }
+}
+
+fn date_time_schema(schema: &mut Map<String, Value>, rules: &Rules) {
+    schema.insert("type".into(), json!("string"));
+    schema.insert("format".into(), json!("date-time"));
+    rules.publish(schema);
+}
+
+fn read_date_time(
+    value: &Value,
+    rules: &Rules,
+    at: &mut Reading<'_>,
+) -> Option<DateTime<FixedOffset>> {
+    let Some(text) = value.as_str() else {
+        return at.refuse(format!("{DATE_TIME_FORM}, not {}.", json_type(value)));
+    };
+    let time = rfc3339_date_time(text).then(|| DateTime::parse_from_rfc3339(text).ok());
+    let Some(time) = time.flatten() else {
+        return at.refuse(format!("{DATE_TIME_FORM}, not {}.", quoted(text)));
+    };
+    at.check(value, rules)?;
+    Some(time)
+}
+
+/// Whether `text` has the digits of `pattern`'s `d`s where they are, and its other characters
+/// exactly.
+fn shaped(text: &[u8], pattern: &[u8]) -> bool {
+    text.len() == pattern.len()
+        && text.iter().zip(pattern).all(|(byte, shape)| match shape {
+            b'd' => byte.is_ascii_digit(),
+            other => byte == other,
+        })
+}
+
+/// RFC 3339's `full-date`: `YYYY-MM-DD`.
+fn full_date(text: &str) -> bool {
+    shaped(text.as_bytes(), b"dddd-dd-dd")
+}
+
+/// RFC 3339's `date-time`: a full date, `T`, `HH:MM:SS`, an optional fraction, and `Z` or an
+/// offset `+HH:MM` (the letters in either case).
+fn rfc3339_date_time(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.len() < 20 || !full_date(&text[..10]) || !matches!(bytes[10], b'T' | b't') {
+        return false;
+    }
+    if !shaped(&bytes[11..19], b"dd:dd:dd") {
+        return false;
+    }
+    let mut rest = &bytes[19..];
+    if let Some(fraction) = rest.strip_prefix(b".") {
+        let digits = fraction
+            .iter()
+            .take_while(|byte| byte.is_ascii_digit())
+            .count();
+        if digits == 0 {
+            return false;
+        }
+        rest = &fraction[digits..];
+    }
+    matches!(rest, [b'Z' | b'z'])
+        || (rest.len() == 6 && shaped(&rest[1..], b"dd:dd") && matches!(rest[0], b'+' | b'-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_and_times_in_rfc_3339s_form_only() {
+        assert!(full_date("2024-05-31"));
+        assert!(!full_date("24-05-31") && !full_date("20240-05-31") && !full_date("2024-5-31"));
+        for good in [
+            "2024-05-31T14:30:00Z",
+            "2024-05-31t14:30:00.25+02:00",
+            "1990-12-31T23:59:60-08:00",
+        ] {
+            assert!(rfc3339_date_time(good), "{good}");
+        }
+        for bad in [
+            "2024-05-31 14:30:00Z",
+            "2024-05-31T14:30Z",
+            "2024-05-31T14:30:00",
+            "2024-05-31T14:30:00.Z",
+            "2024-05-31T14:30:00+0200",
+        ] {
+            assert!(!rfc3339_date_time(bad), "{bad}");
+        }
+    }
+}
