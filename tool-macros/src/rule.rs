@@ -103,6 +103,79 @@ pub fn located(tokens: &impl ToTokens, span: proc_macro2::Span) -> TokenStream {
         .collect()
 }
 
+/// A pair of count keys (`min_items`, `max_items`) as written: each a number of `things` from 0,
+/// the first no larger than the second; each mistake is reported.
+pub fn counts(
+    cx: &mut Ctxt,
+    written: &Written,
+    (min_key, max_key): (&Key, &Key),
+    things: &str,
+) -> (Option<u64>, Option<u64>) {
+    let mut count = |key: &Key| {
+        let setting = written.integer(cx, key)?;
+        let count = u64::try_from(setting.value).ok();
+        if count.is_none() {
+            let message = if setting.value < 0 {
+                format!(
+                    "`{}` is a number of {things}, so it cannot be negative",
+                    key.name
+                )
+            } else {
+                format!(
+                    "`{}` is a number of {things}, at most {}",
+                    key.name,
+                    u64::MAX
+                )
+            };
+            cx.error_spanned_by(setting.value_span(), message);
+        }
+        count
+    };
+    let (min, max) = (count(min_key), count(max_key));
+    if let (Some(min), Some(max), Some(setting)) = (min, max, written.get(max_key))
+        && min > max
+    {
+        let (low, high) = (min_key.name, max_key.name);
+        cx.error_spanned_by(
+            setting.value_span(),
+            format!(
+                "`{high} = {max}` is below `{low} = {min}`: make `{low}` no larger than `{high}`"
+            ),
+        );
+    }
+    (min, max)
+}
+
+/// The keys of `keys` that were written, where a type without the rule's trait is reported.
+pub fn written_keys(written: &Written, keys: &[&Key]) -> Vec<syn::Ident> {
+    keys.iter()
+        .filter_map(|key| written.get(key))
+        .map(|setting| setting.key.clone())
+        .collect()
+}
+
+/// A constant on each of `keys` requiring `ty` to take the rule: a call of
+/// `::toolkit::__private::{check}::<ty>()`, whose bound is the rule's trait.
+pub fn requirements(keys: &[syn::Ident], ty: &syn::Type, check: &str) -> TokenStream {
+    keys.iter()
+        .map(|key| {
+            let ty = located(ty, key.span());
+            let check = syn::Ident::new(check, key.span());
+            quote::quote_spanned! {key.span()=>
+                const _: () = ::toolkit::__private::#check::<#ty>();
+            }
+        })
+        .collect()
+}
+
+/// `Some(value)` or `None` as an expression.
+pub fn option_tokens(value: Option<u64>) -> TokenStream {
+    match value {
+        Some(value) => quote::quote!(::core::option::Option::Some(#value)),
+        None => quote::quote!(::core::option::Option::None),
+    }
+}
+
 /// A type as written, for messages: `Option<u32>`, `u8`.
 pub fn type_name(ty: &syn::Type) -> String {
     ty.to_token_stream().to_string().replace(' ', "")

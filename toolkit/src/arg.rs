@@ -209,6 +209,18 @@ pub fn quoted(text: &str) -> String {
     }
 }
 
+/// Reads `value` as a `T` with no rules, for a type's tests: the value, or its sentences.
+#[cfg(test)]
+pub(crate) fn read_alone<T: Arg>(value: Value) -> Result<T, String> {
+    let mut violations = Violations::default();
+    let read = T::read(
+        &value,
+        &Rules::NONE,
+        &mut Reading::new("n", true, None, &mut violations),
+    );
+    read.ok_or_else(|| violations.iter().map(|v| v.sentence.clone()).collect())
+}
+
 /// What a JSON value is, for a sentence that refuses it: `not a string`.
 pub fn json_type(value: &Value) -> &'static str {
     match value {

@@ -2,12 +2,11 @@
 //! (`toolkit::rule::Entries`), which the generated code checks.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::quote;
 
-use super::{Checked, Key, Rule, Written, located};
+use super::{Checked, Key, Rule, Written, counts, option_tokens, requirements, written_keys};
 use crate::ctxt::Ctxt;
 use crate::model::DefaultValue;
-use crate::setting::Setting;
 
 pub struct Entries;
 
@@ -30,47 +29,11 @@ impl Rule for Entries {
     }
 
     fn check(&self, cx: &mut Ctxt, written: &Written) -> Option<Box<dyn Checked>> {
-        let min = written
-            .integer(cx, &MIN_ENTRIES)
-            .and_then(|setting| count(cx, &setting));
-        let max = written
-            .integer(cx, &MAX_ENTRIES)
-            .and_then(|setting| count(cx, &setting));
-        if let (Some(min), Some(max), Some(setting)) = (min, max, written.get(&MAX_ENTRIES))
-            && min > max
-        {
-            cx.error_spanned_by(
-                setting.value_span(),
-                format!(
-                    "`max_entries = {max}` is below `min_entries = {min}`: make `min_entries` \
-                     no larger than `max_entries`"
-                ),
-            );
-        }
-        let keys = [written.get(&MIN_ENTRIES), written.get(&MAX_ENTRIES)]
-            .into_iter()
-            .flatten()
-            .map(|setting| setting.key.clone())
-            .collect();
+        let (min, max) = counts(cx, written, (&MIN_ENTRIES, &MAX_ENTRIES), "entries");
+        let keys = written_keys(written, &[&MIN_ENTRIES, &MAX_ENTRIES]);
         (min.is_some() || max.is_some())
             .then(|| Box::new(EntryCount { min, max, keys }) as Box<dyn Checked>)
     }
-}
-
-/// A declared number of entries, if it is one (reported if not).
-fn count(cx: &mut Ctxt, setting: &Setting<i128>) -> Option<u64> {
-    let count = u64::try_from(setting.value).ok();
-    if count.is_none() {
-        cx.error_spanned_by(
-            setting.value_span(),
-            format!(
-                "`{}` is a number of entries, from 0 to {}",
-                setting.key,
-                u64::MAX
-            ),
-        );
-    }
-    count
 }
 
 /// The counts a call checks.
@@ -88,23 +51,11 @@ impl Checked for EntryCount {
     }
 
     fn spec(&self) -> TokenStream {
-        let option = |value: Option<u64>| match value {
-            Some(value) => quote!(::core::option::Option::Some(#value)),
-            None => quote!(::core::option::Option::None),
-        };
-        let (min, max) = (option(self.min), option(self.max));
+        let (min, max) = (option_tokens(self.min), option_tokens(self.max));
         quote!(::toolkit::rule::EntryCount { min: #min, max: #max })
     }
 
     fn assertions(&self, ty: &syn::Type, _what: &str) -> TokenStream {
-        self.keys
-            .iter()
-            .map(|key| {
-                let ty = located(ty, key.span());
-                quote_spanned! {key.span()=>
-                    const _: () = ::toolkit::__private::entries::<#ty>();
-                }
-            })
-            .collect()
+        requirements(&self.keys, ty, "entries")
     }
 }

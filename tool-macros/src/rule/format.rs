@@ -3,9 +3,9 @@
 //! declare.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::quote;
 
-use super::{Checked, Key, Rule, Written, located};
+use super::{Checked, Key, Rule, Written, requirements};
 use crate::ctxt::Ctxt;
 use crate::model::DefaultValue;
 use crate::setting::Literal;
@@ -89,10 +89,6 @@ impl Checked for Email {
     }
 
     fn assertions(&self, ty: &syn::Type, _what: &str) -> TokenStream {
-        let key = &self.key;
-        let ty = located(ty, key.span());
-        quote_spanned! {key.span()=>
-            const _: () = ::toolkit::__private::text::<#ty>();
-        }
+        requirements(std::slice::from_ref(&self.key), ty, "text")
     }
 }

@@ -2,12 +2,11 @@
 //! field's type must be a list (`toolkit::rule::Items`), which the generated code checks.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::quote;
 
-use super::{Checked, Key, Rule, Written, located};
+use super::{Checked, Key, Rule, Written, counts, option_tokens, requirements, written_keys};
 use crate::ctxt::Ctxt;
 use crate::model::DefaultValue;
-use crate::setting::Setting;
 
 pub struct Items;
 
@@ -36,35 +35,11 @@ impl Rule for Items {
     }
 
     fn check(&self, cx: &mut Ctxt, written: &Written) -> Option<Box<dyn Checked>> {
-        let min = written
-            .integer(cx, &MIN_ITEMS)
-            .and_then(|setting| count(cx, &setting));
-        let max = written
-            .integer(cx, &MAX_ITEMS)
-            .and_then(|setting| count(cx, &setting));
-        if let (Some(min), Some(max), Some(setting)) = (min, max, written.get(&MAX_ITEMS))
-            && min > max
-        {
-            cx.error_spanned_by(
-                setting.value_span(),
-                format!(
-                    "`max_items = {max}` is below `min_items = {min}`: make `min_items` no \
-                     larger than `max_items`"
-                ),
-            );
-        }
+        let (min, max) = counts(cx, written, (&MIN_ITEMS, &MAX_ITEMS), "elements");
         let unique = written
             .flag(cx, &UNIQUE)
             .is_some_and(|setting| setting.value);
-        let keys = [
-            written.get(&MIN_ITEMS),
-            written.get(&MAX_ITEMS),
-            written.get(&UNIQUE),
-        ]
-        .into_iter()
-        .flatten()
-        .map(|setting| setting.key.clone())
-        .collect();
+        let keys = written_keys(written, &[&MIN_ITEMS, &MAX_ITEMS, &UNIQUE]);
         (min.is_some() || max.is_some() || unique).then(|| {
             Box::new(ItemCount {
                 min,
@@ -74,22 +49,6 @@ impl Rule for Items {
             }) as Box<dyn Checked>
         })
     }
-}
-
-/// A declared number of elements, if it is one (reported if not).
-fn count(cx: &mut Ctxt, setting: &Setting<i128>) -> Option<u64> {
-    let count = u64::try_from(setting.value).ok();
-    if count.is_none() {
-        cx.error_spanned_by(
-            setting.value_span(),
-            format!(
-                "`{}` is a number of elements, from 0 to {}",
-                setting.key,
-                u64::MAX
-            ),
-        );
-    }
-    count
 }
 
 /// The counts a call checks.
@@ -108,23 +67,12 @@ impl Checked for ItemCount {
     }
 
     fn spec(&self) -> TokenStream {
-        let option = |value: Option<u64>| match value {
-            Some(value) => quote!(::core::option::Option::Some(#value)),
-            None => quote!(::core::option::Option::None),
-        };
-        let (min, max, unique) = (option(self.min), option(self.max), self.unique);
+        let (min, max) = (option_tokens(self.min), option_tokens(self.max));
+        let unique = self.unique;
         quote!(::toolkit::rule::ItemCount { min: #min, max: #max, unique: #unique })
     }
 
     fn assertions(&self, ty: &syn::Type, _what: &str) -> TokenStream {
-        self.keys
-            .iter()
-            .map(|key| {
-                let ty = located(ty, key.span());
-                quote_spanned! {key.span()=>
-                    const _: () = ::toolkit::__private::items::<#ty>();
-                }
-            })
-            .collect()
+        requirements(&self.keys, ty, "items")
     }
 }

@@ -1,12 +1,11 @@
 //! `min_chars`, `max_chars`: a string's length, counted in Unicode scalar values.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::quote;
 
-use super::{Checked, Key, Rule, Written, located};
+use super::{Checked, Key, Rule, Written, counts, option_tokens, requirements, written_keys};
 use crate::ctxt::Ctxt;
 use crate::model::DefaultValue;
-use crate::setting::Setting;
 
 pub struct Length;
 
@@ -29,50 +28,10 @@ impl Rule for Length {
     }
 
     fn check(&self, cx: &mut Ctxt, written: &Written) -> Option<Box<dyn Checked>> {
-        let min = written
-            .integer(cx, &MIN_CHARS)
-            .and_then(|setting| characters(cx, &setting));
-        let max = written
-            .integer(cx, &MAX_CHARS)
-            .and_then(|setting| characters(cx, &setting));
-        if let (Some(min), Some(max), Some(setting)) = (min, max, written.get(&MAX_CHARS))
-            && min > max
-        {
-            cx.error_spanned_by(
-                setting.value_span(),
-                format!(
-                    "`max_chars = {max}` is below `min_chars = {min}`: make `min_chars` no \
-                     larger than `max_chars`"
-                ),
-            );
-        }
-        let keys = [written.get(&MIN_CHARS), written.get(&MAX_CHARS)]
-            .into_iter()
-            .flatten()
-            .map(|setting| setting.key.clone())
-            .collect();
+        let (min, max) = counts(cx, written, (&MIN_CHARS, &MAX_CHARS), "characters");
+        let keys = written_keys(written, &[&MIN_CHARS, &MAX_CHARS]);
         (min.is_some() || max.is_some())
             .then(|| Box::new(Chars { min, max, keys }) as Box<dyn Checked>)
-    }
-}
-
-/// A declared number of characters, if it is one (reported if not).
-fn characters(cx: &mut Ctxt, setting: &Setting<i128>) -> Option<u64> {
-    match u64::try_from(setting.value) {
-        Ok(chars) => Some(chars),
-        Err(_) => {
-            let key = &setting.key;
-            let message = if setting.value < 0 {
-                format!("`{key}` is a number of characters, so it cannot be negative")
-            } else {
-                format!(
-                    "`{key}` is a number of characters, at most {}: no string is longer",
-                    u64::MAX
-                )
-            };
-            cx.error_spanned_by(setting.value_span(), message);
-            None
-        }
     }
 }
 
@@ -107,23 +66,11 @@ impl Checked for Chars {
     }
 
     fn spec(&self) -> TokenStream {
-        let option = |value: Option<u64>| match value {
-            Some(value) => quote!(::core::option::Option::Some(#value)),
-            None => quote!(::core::option::Option::None),
-        };
-        let (min, max) = (option(self.min), option(self.max));
+        let (min, max) = (option_tokens(self.min), option_tokens(self.max));
         quote!(::toolkit::rule::Length { min: #min, max: #max })
     }
 
     fn assertions(&self, ty: &syn::Type, _what: &str) -> TokenStream {
-        self.keys
-            .iter()
-            .map(|key| {
-                let ty = located(ty, key.span());
-                quote_spanned! {key.span()=>
-                    const _: () = ::toolkit::__private::characters::<#ty>();
-                }
-            })
-            .collect()
+        requirements(&self.keys, ty, "characters")
     }
 }

@@ -7,13 +7,13 @@
 //! pattern too large to compile is refused too.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::quote;
 use regex_syntax::ast::{
     self, AssertionKind, Ast, ClassPerlKind, ClassSet, ClassSetItem, GroupKind, HexLiteralKind,
     LiteralKind, RepetitionKind, SpecialLiteralKind,
 };
 
-use super::{Checked, Key, Rule, Written, located};
+use super::{Checked, Key, Rule, Written, requirements};
 use crate::ctxt::Ctxt;
 use crate::model::DefaultValue;
 use crate::setting::Literal;
@@ -296,11 +296,7 @@ impl Checked for Matches {
     }
 
     fn assertions(&self, ty: &syn::Type, _what: &str) -> TokenStream {
-        let key = &self.key;
-        let ty = located(ty, key.span());
-        quote_spanned! {key.span()=>
-            const _: () = ::toolkit::__private::text::<#ty>();
-        }
+        requirements(std::slice::from_ref(&self.key), ty, "text")
     }
 }
 

@@ -70,17 +70,7 @@ fn number(value: &Value, at: &mut Reading<'_>) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Violations;
-
-    fn read<T: Arg>(value: Value) -> Result<T, String> {
-        let mut violations = Violations::default();
-        let read = T::read(
-            &value,
-            &Rules::NONE,
-            &mut Reading::new("n", true, None, &mut violations),
-        );
-        read.ok_or_else(|| violations.iter().map(|v| v.sentence.clone()).collect())
-    }
+    use crate::arg::read_alone as read;
 
     #[test]
     fn floats_take_any_number_the_type_holds() {

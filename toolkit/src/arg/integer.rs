@@ -89,7 +89,7 @@ pub(crate) fn integer_json(value: i128) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Violations;
+    use crate::arg::read_alone as read;
 
     #[test]
     fn integers_accept_integral_floats_only() {
@@ -104,16 +104,6 @@ mod tests {
         );
         assert_eq!(whole(&number("1e300")), Some(i128::MAX));
         assert_eq!(whole(&number("-1e300")), Some(i128::MIN));
-    }
-
-    fn read<T: Arg>(value: Value) -> Result<T, String> {
-        let mut violations = Violations::default();
-        let read = T::read(
-            &value,
-            &Rules::NONE,
-            &mut Reading::new("n", true, None, &mut violations),
-        );
-        read.ok_or_else(|| violations.iter().map(|v| v.sentence.clone()).collect())
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use toolkit::{Args, Run, Tool, ToolError, Violations};
 
-use super::refused;
+use super::{read_text, refused};
 use crate::sandbox::Sandbox;
 
 /// What `edit_file` returns.
@@ -46,18 +46,7 @@ pub struct EditFile {
 
 impl Run<Sandbox> for EditFile {
     async fn run(self, sandbox: &Sandbox) -> Result<Edited, ToolError> {
-        let path = sandbox
-            .existing(&self.path)
-            .map_err(|refusal| refused::<Self>("path", refusal))?;
-        let bytes = tokio::fs::read(&path)
-            .await
-            .map_err(|error| refused::<Self>("path", error.into()))?;
-        let Ok(mut text) = String::from_utf8(bytes) else {
-            return Err(ToolError::invalid::<Self>(
-                "path",
-                "Is not a UTF-8 text file.",
-            ));
-        };
+        let (path, mut text) = read_text::<Self>(sandbox, "path", &self.path).await?;
         let mut diff = String::new();
         let mut missing = Violations::default();
         for (index, edit) in self.edits.iter().enumerate() {

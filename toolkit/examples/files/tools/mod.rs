@@ -31,6 +31,25 @@ pub fn toolbox() -> Toolbox<Sandbox> {
         .tool::<list_allowed_directories::ListAllowedDirectories>()
 }
 
+/// The text of the existing file at `path`, the argument `field` of tool `T`, with where it
+/// is; a path refused, a file that cannot be read or is not UTF-8 is a broken rule of `field`.
+async fn read_text<T: Tool>(
+    sandbox: &Sandbox,
+    field: &str,
+    path: &str,
+) -> Result<(std::path::PathBuf, String), ToolError> {
+    let path = sandbox
+        .existing(path)
+        .map_err(|refusal| refused::<T>(field, refusal))?;
+    let bytes = tokio::fs::read(&path)
+        .await
+        .map_err(|error| refused::<T>(field, error.into()))?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok((path, text)),
+        Err(_) => Err(ToolError::invalid::<T>(field, "Is not a UTF-8 text file.")),
+    }
+}
+
 /// A path argument of tool `T` (the Rust field `field`) that the sandbox refused, as a broken
 /// rule of that argument: `Path: Leads outside the served directory: give a path inside it.`
 fn refused<T: Tool>(field: &str, refusal: Refusal) -> ToolError {

@@ -2,7 +2,7 @@
 
 use toolkit::{Run, Tool, ToolError};
 
-use super::refused;
+use super::read_text;
 use crate::sandbox::Sandbox;
 
 /// What `read_text_file` returns.
@@ -41,18 +41,7 @@ impl Run<Sandbox> for ReadTextFile {
     }
 
     async fn run(self, sandbox: &Sandbox) -> Result<TextFile, ToolError> {
-        let path = sandbox
-            .existing(&self.path)
-            .map_err(|refusal| refused::<Self>("path", refusal))?;
-        let bytes = tokio::fs::read(&path)
-            .await
-            .map_err(|error| refused::<Self>("path", error.into()))?;
-        let Ok(text) = String::from_utf8(bytes) else {
-            return Err(ToolError::invalid::<Self>(
-                "path",
-                "Is not a UTF-8 text file.",
-            ));
-        };
+        let (_, text) = read_text::<Self>(sandbox, "path", &self.path).await?;
         let content = match (self.head, self.tail) {
             (Some(head), _) => text.split_inclusive('\n').take(head as usize).collect(),
             (None, Some(tail)) => {
