@@ -105,13 +105,15 @@ fn repeated(items: &[Value]) -> Option<(usize, usize)> {
 fn canonical(value: &Value, out: &mut String) {
     match value {
         Value::Number(number) => {
+            // A whole float converts to an integer exactly: every integer JSON carries (at most
+            // 64 bits) is then written as one, whichever way it was sent.
             let whole = number
                 .as_f64()
-                .filter(|float| float.fract() == 0.0 && float.abs() < 9_007_199_254_740_992.0);
+                .filter(|float| float.fract() == 0.0 && float.abs() < 2f64.powi(127));
             match (number.as_i64(), number.as_u64(), whole) {
                 (Some(int), _, _) => out.push_str(&int.to_string()),
                 (_, Some(int), _) => out.push_str(&int.to_string()),
-                (_, _, Some(float)) => out.push_str(&(float as i64).to_string()),
+                (_, _, Some(float)) => out.push_str(&(float as i128).to_string()),
                 _ => out.push_str(&number.to_string()),
             }
         }
@@ -178,5 +180,15 @@ mod tests {
                 .is_err()
         );
         assert_eq!(unique.check(&json!([0.5, 0.25])), Ok(()));
+        assert!(
+            unique
+                .check(&json!([9007199254740992_u64, 9007199254740992.0]))
+                .is_err()
+        );
+        assert!(
+            unique
+                .check(&json!([i64::MIN, -9.223372036854776e18]))
+                .is_err()
+        );
     }
 }

@@ -1,0 +1,357 @@
+//! The tools whose schemas and parsers are compared: between them every argument kind, rule and
+//! default the framework has. `Serialize` (camelCase, like the wire names; snake_case and the
+//! same renames for choices) lets a test compare what the tool receives with what was sent.
+//!
+//! Nothing here is read by the oracle but the input schema the derives publish: the doc
+//! comments say what each declaration is for, not what the test expects of it.
+
+use std::collections::{BTreeMap, HashMap};
+
+use toolkit::{Args, Choice, Tool, Uuid};
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Out {}
+
+/// Strings with and without length rules, and a boolean with a default.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "texts", title = "Texts", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Texts {
+    /// Two to eight characters.
+    #[arg(min_chars = 2, max_chars = 8)]
+    title: String,
+    /// Any text, or none.
+    note: Option<String>,
+    /// At most five characters, or none.
+    #[arg(max_chars = 5)]
+    label: Option<String>,
+    /// One to twelve characters, `title` when left out.
+    #[arg(min_chars = 1, max_chars = 12, default = "title")]
+    order: String,
+    /// True when left out.
+    #[arg(default = true)]
+    verbose: bool,
+}
+
+/// Integers of every width, with negative, declared and only the type's own bounds.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "numbers", title = "Numbers", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Numbers {
+    /// Between -10 and -1.
+    #[arg(min = -10, max = -1)]
+    delta: i32,
+    /// Any `i64`.
+    anything: i64,
+    /// Between 1 and 50, 10 when left out.
+    #[arg(min = 1, max = 50, default = 10)]
+    limit: u32,
+    /// Any `u64`.
+    size: u64,
+    /// Any `u32`, 0 when left out.
+    #[arg(default = 0)]
+    offset: u32,
+    /// Any `i32`, or none.
+    level: Option<i32>,
+    /// Any `i8`.
+    tiny: i8,
+    /// From -1000 to any `i16`.
+    #[arg(min = -1000)]
+    small: i16,
+    /// At most 200, 5 when left out.
+    #[arg(max = 200, default = 5)]
+    byte: u8,
+    /// Any `u16`, or none.
+    port: Option<u16>,
+    /// More than 0 and less than 10: both exclusive bounds beside the type's own.
+    #[arg(exclusive_min = 0, exclusive_max = 10)]
+    step: i32,
+    /// Any negative `i64`, or none.
+    #[arg(exclusive_max = 0)]
+    debt: Option<i64>,
+}
+
+/// Floats with exclusive and inclusive, whole and fractional bounds, whole and fractional
+/// defaults, `f32`'s own range and none at all.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "floats", title = "Floats", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Floats {
+    /// More than 0 and at most 600, 30 when left out.
+    #[arg(exclusive_min = 0, max = 600, default = 30)]
+    timeout: f64,
+    /// From -90.5 to 90.5.
+    #[arg(min = -90.5, max = 90.5)]
+    latitude: f64,
+    /// At least 0 and less than 1, in `f32` precision.
+    #[arg(min = 0, exclusive_max = 1)]
+    ratio: f32,
+    /// Any `f64`.
+    anything: f64,
+    /// Any `f32`, or none.
+    scale: Option<f32>,
+    /// More than -1500, 0.25 when left out.
+    #[arg(exclusive_min = -1.5e3, default = 0.25)]
+    offset: f64,
+}
+
+/// A required and an optional UUID.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "ids", title = "Ids", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Ids {
+    /// Required.
+    id: Uuid,
+    /// Optional.
+    parent_id: Option<Uuid>,
+}
+
+/// An order: snake_case wire names, one renamed, documented and undocumented values.
+#[derive(Choice, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SortBy {
+    /// By name.
+    Name,
+    Size,
+    LastModified,
+    /// Newest first.
+    #[choice(rename = "newest-first")]
+    #[serde(rename = "newest-first")]
+    Newest,
+}
+
+/// A mouse button: three undocumented values.
+#[derive(Choice, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Button {
+    Left,
+    Right,
+    Middle,
+}
+
+/// Two values only, so that a unique list of them is short.
+#[derive(Choice, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum State {
+    Open,
+    Closed,
+}
+
+/// Choices: defaulted, optional and required.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "choices", title = "Choices", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Choices {
+    /// `size` when left out.
+    #[arg(default = "size")]
+    sort_by: SortBy,
+    /// Optional.
+    button: Option<Button>,
+    /// Required.
+    then_by: SortBy,
+}
+
+/// Lists: strings with element rules and uniqueness, bounded numbers (unique integers, so that
+/// `1` and `1.0` meet), choices, UUIDs and a list of lists with counts at both levels.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "lists", title = "Lists", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Lists {
+    /// At most three distinct labels of one to five characters.
+    #[arg(max_items = 3, unique, each(min_chars = 1, max_chars = 5))]
+    labels: Vec<String>,
+    /// At least one distinct score from 0 to 10, or none.
+    #[arg(min_items = 1, unique, each(min = 0, max = 10))]
+    scores: Option<Vec<u8>>,
+    /// Weights more than -1 and at most 1.5.
+    #[arg(each(exclusive_min = -1, max = 1.5))]
+    weights: Vec<f64>,
+    /// Distinct states.
+    #[arg(unique)]
+    states: Vec<State>,
+    /// Up to two rows of up to two `f32`s.
+    #[arg(max_items = 2, each(max_items = 2))]
+    matrix: Vec<Vec<f32>>,
+    /// Ids, or none.
+    ids: Option<Vec<Uuid>>,
+}
+
+/// One replacement: a required bounded string, a free one and a boolean with a default.
+#[derive(Args, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Edit {
+    /// The text to find.
+    #[arg(min_chars = 1)]
+    old_text: String,
+    /// What to put in its place.
+    new_text: String,
+    /// Every occurrence, false when left out.
+    #[arg(default = false)]
+    all: bool,
+}
+
+/// A point: a bounded integer, a float, and an integer with a default.
+#[derive(Args, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Point {
+    /// From 0 to 100.
+    #[arg(min = 0, max = 100)]
+    x: i32,
+    /// Any `f64`.
+    y: f64,
+    /// 0 when left out.
+    #[arg(default = 0)]
+    z: i16,
+}
+
+/// A frame: an object nested in an object (a point), an optional one under a renamed field,
+/// and a float default.
+#[derive(Args, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Frame {
+    /// One to eight characters.
+    #[arg(min_chars = 1, max_chars = 8)]
+    title: String,
+    /// Required.
+    corner: Point,
+    /// Optional, under another wire name.
+    #[arg(rename = "end")]
+    #[serde(rename = "end")]
+    far: Option<Point>,
+    /// 1.5 when left out.
+    #[arg(default = 1.5)]
+    scale: f64,
+}
+
+/// Objects: a list of them with a count, and one nested two deep with an optional object field.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "edit_file", title = "Edit file", output = Out,
+       read_only = false, destructive, idempotent = false, open_world = false)]
+pub struct EditFile {
+    /// At least one edit.
+    #[arg(min_items = 1)]
+    edits: Vec<Edit>,
+    /// A frame, or none.
+    frame: Option<Frame>,
+}
+
+/// Maps: bounded entry counts with rules on the values, a `HashMap`, lists as values and
+/// objects as values.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "maps", title = "Maps", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Maps {
+    /// At most two headers of at most five characters.
+    #[arg(max_entries = 2, each(max_chars = 5))]
+    headers: BTreeMap<String, String>,
+    /// At least one count from 0 to 10, or none.
+    #[arg(min_entries = 1, each(min = 0, max = 10))]
+    counts: Option<HashMap<String, u32>>,
+    /// Lists of at most two strings.
+    #[arg(each(max_items = 2))]
+    tags: BTreeMap<String, Vec<String>>,
+    /// Points by name, or none.
+    points: Option<BTreeMap<String, Point>>,
+}
+
+/// Patterns: anchored with ECMA-262's `\d`, an alternation with a default, `\w` on each element
+/// of a list beside a length, `.` unanchored, `\b`, and `\d` on each value of a map.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "patterns", title = "Patterns", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Patterns {
+    /// A ticket key like `AB-12`.
+    #[arg(pattern = "^[A-Z]{2}-\\d+$")]
+    ticket: String,
+    /// `main` or `dev`, `main` when left out.
+    #[arg(pattern = "^(main|dev)$", default = "main")]
+    branch: String,
+    /// Up to three words of at most ten characters.
+    #[arg(max_items = 3, each(pattern = "^\\w+$", max_chars = 10))]
+    words: Vec<String>,
+    /// Anything with `b`, one character and `c` in it, or none.
+    #[arg(pattern = "b.c")]
+    middle: Option<String>,
+    /// Anything with the word `cat` in it, or none.
+    #[arg(pattern = "\\bcat\\b")]
+    animal: Option<String>,
+    /// Three-digit codes by name, or none.
+    #[arg(each(pattern = "^\\d{3}$"))]
+    codes: Option<BTreeMap<String, String>>,
+}
+
+/// Free-form JSON: required, optional, and as the elements of a bounded list.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "json", title = "Json", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Json {
+    /// Required.
+    payload: serde_json::Value,
+    /// Optional.
+    extra: Option<serde_json::Value>,
+    /// At most two values.
+    #[arg(max_items = 2)]
+    many: Vec<serde_json::Value>,
+}
+
+/// Unique lists of integers and floats of every magnitude, where a whole number may be written
+/// as an integer or as a float.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "unique_numbers", title = "Unique numbers", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct UniqueNumbers {
+    /// Distinct `i64`s.
+    #[arg(unique)]
+    integers: Vec<i64>,
+    /// Distinct `f64`s.
+    #[arg(unique)]
+    floats: Vec<f64>,
+}
+
+/// Every kind in one tool, so that problems in several arguments meet.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "everything", title = "Everything", output = Out,
+       read_only = false, destructive, idempotent = false, open_world = false)]
+pub struct Everything {
+    #[arg(min_chars = 2, max_chars = 8)]
+    title: String,
+    note: Option<String>,
+    #[arg(default = false)]
+    verbose: bool,
+    #[arg(min = -10, max = -1)]
+    delta: i32,
+    anything: i64,
+    #[arg(min = 1, max = 50, default = 10)]
+    limit: u32,
+    size: u64,
+    #[arg(exclusive_min = 0, exclusive_max = 10)]
+    step: i32,
+    #[arg(exclusive_min = 0, default = 2.5)]
+    weight: f32,
+    #[arg(min = -90.5, max = 90.5)]
+    latitude: Option<f64>,
+    id: Uuid,
+    parent_id: Option<Uuid>,
+    #[arg(default = "name")]
+    sort_by: SortBy,
+    #[arg(max_items = 2, unique, each(min_chars = 1, max_chars = 3))]
+    labels: Vec<String>,
+    edits: Option<Vec<Edit>>,
+    #[arg(max_entries = 2, each(min = 0, max = 10))]
+    counts: BTreeMap<String, u8>,
+    #[arg(pattern = "^[A-Z]{2}-\\d+$")]
+    ticket: Option<String>,
+    payload: Option<serde_json::Value>,
+}

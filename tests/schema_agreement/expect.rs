@@ -1,0 +1,108 @@
+//! What the oracle expects, from the schema and the object sent alone: the object the schema
+//! validator is to judge (the parser's one leniency about `null` taken out), and the values an
+//! accepted object gives the tool, as the tool serialises them.
+
+use serde_json::{Value, json};
+
+use crate::json::{exact_integer, float, integral};
+use crate::schema::{Kind, Schema};
+
+/// `value` with every `null` given for a declared field removed, at the top and inside nested
+/// objects: the parser reads such a `null` as "left out" (it reads a nested object's fields as
+/// it reads a tool's arguments), a leniency the schema cannot state. Unknown names are kept
+/// whatever their value, and so are `null` elements of a list or values of a map, which are
+/// just invalid values.
+pub fn without_null_fields(schema: &Schema, value: &Value) -> Value {
+    match (&schema.kind, value) {
+        (Kind::Object(properties), Value::Object(object)) => Value::Object(
+            (object.iter())
+                .filter_map(|(name, value)| {
+                    let Some(property) = properties.iter().find(|p| &p.name == name) else {
+                        return Some((name.clone(), value.clone()));
+                    };
+                    let kept = !value.is_null();
+                    kept.then(|| (name.clone(), without_null_fields(&property.schema, value)))
+                })
+                .collect(),
+        ),
+        (Kind::List(list), Value::Array(items)) => Value::Array(
+            (items.iter())
+                .map(|item| without_null_fields(&list.items, item))
+                .collect(),
+        ),
+        (Kind::Map(entries), Value::Object(object)) => Value::Object(
+            (object.iter())
+                .map(|(key, value)| (key.clone(), without_null_fields(&entries.values, value)))
+                .collect(),
+        ),
+        _ => value.clone(),
+    }
+}
+
+/// What an accepted value should give the tool, as the tool serialises it: each value sent
+/// (integers as exact integers, floats as their precision holds them, UUIDs in lower case,
+/// free-form JSON as sent), a field left out (or `null`) as the schema's default, else `null`;
+/// all the way down.
+pub fn expected(schema: &Schema, sent: Option<&Value>) -> Value {
+    let Some(sent) = sent.filter(|value| !value.is_null()) else {
+        return match &schema.default {
+            Some(default) => expected(schema, Some(default)),
+            None => Value::Null,
+        };
+    };
+    match (&schema.kind, sent) {
+        (Kind::Integer(_), Value::Number(number)) => {
+            integral(number).map_or(Value::Null, exact_integer)
+        }
+        // A float, sent or by default, and written `5` or `5.0`, is held as a float and
+        // serialised as one (`5.0`, never the integer 5).
+        (Kind::Float(precision, _), Value::Number(number)) => {
+            (number.as_f64()).map_or(Value::Null, |number| float(precision.held(number)))
+        }
+        (Kind::Uuid, Value::String(text)) => json!(text.to_lowercase()),
+        (Kind::List(list), Value::Array(items)) => Value::Array(
+            (items.iter())
+                .map(|item| expected(&list.items, Some(item)))
+                .collect(),
+        ),
+        (Kind::Map(entries), Value::Object(object)) => Value::Object(
+            (object.iter())
+                .map(|(key, value)| (key.clone(), expected(&entries.values, Some(value))))
+                .collect(),
+        ),
+        (Kind::Object(properties), Value::Object(object)) => Value::Object(
+            (properties.iter())
+                .map(|property| {
+                    let value = expected(&property.schema, object.get(&property.name));
+                    (property.name.clone(), value)
+                })
+                .collect(),
+        ),
+        _ => sent.clone(),
+    }
+}
+
+/// Whether the tool received exactly what was expected: `==`, except that two floats must be
+/// the same `f64` bit for bit, where `==` would take -0.0 for 0.0, all the way down.
+pub fn identical(received: &Value, expected: &Value) -> bool {
+    match (received, expected) {
+        (Value::Object(received), Value::Object(expected)) => {
+            received.len() == expected.len()
+                && (received.iter()).all(|(name, value)| {
+                    expected
+                        .get(name)
+                        .is_some_and(|other| identical(value, other))
+                })
+        }
+        (Value::Array(received), Value::Array(expected)) => {
+            received.len() == expected.len()
+                && (received.iter().zip(expected)).all(|(value, other)| identical(value, other))
+        }
+        (Value::Number(received), Value::Number(expected))
+            if received.is_f64() && expected.is_f64() =>
+        {
+            received.as_f64().map(f64::to_bits) == expected.as_f64().map(f64::to_bits)
+        }
+        _ => received == expected,
+    }
+}

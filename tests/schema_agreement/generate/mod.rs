@@ -1,0 +1,281 @@
+//! The generators: argument objects that are mostly valid, with a few changes applied, each
+//! value drawn from what the oracle read of its schema ([`Schema`]), all the way down.
+//!
+//! Every schema has three generators: [`valid`], a value it must accept, often exactly at an
+//! edge; [`first_out`], a value valid but for one edge, just past it (what the tally needs
+//! rejected for that edge alone); and [`candidate`], what a change puts in place of a valid
+//! value: valid, near an edge in every way the kind has (at, inside and past bounds, near
+//! misses of names, patterns and choices, duplicates, nested problems), past one edge, or of a
+//! wrong JSON type. Objects, the arguments object itself included, are changed the same way:
+//! a field set to a candidate, left out, `null`, or an undeclared name added.
+
+mod collections;
+mod numbers;
+mod others;
+mod patterns;
+mod scalars;
+
+use std::fmt::Debug;
+
+use proptest::collection::vec;
+use proptest::prelude::*;
+use proptest::sample::{Index, select};
+use proptest::strategy::Union;
+use serde_json::Value;
+
+use crate::json::Object;
+use crate::schema::{Kind, Property, Schema};
+use others::wrong_type;
+
+/// Argument objects for the tool whose root schema is `root`: a valid object (optional
+/// arguments sometimes left out), then zero to three changes; three objects in ten have none.
+pub fn arguments(root: &Schema) -> BoxedStrategy<Object> {
+    let changes = prop_oneof![
+        6 => Just(0usize),
+        9 => Just(1usize),
+        3 => Just(2usize),
+        2 => Just(3usize),
+    ];
+    changed(root.fields(), changes.boxed())
+}
+
+/// A value `schema` must accept, often exactly at an edge.
+pub fn valid(schema: &Schema) -> BoxedStrategy<Value> {
+    match &schema.kind {
+        Kind::String(text) => scalars::text_valid(text),
+        Kind::Uuid => scalars::uuid_valid().prop_map(Value::String).boxed(),
+        Kind::Choice(values) => select(values.clone()).prop_map(Value::String).boxed(),
+        Kind::Boolean => any::<bool>().prop_map(Value::Bool).boxed(),
+        Kind::Integer(_) => numbers::integer_valid(schema),
+        Kind::Float(..) => numbers::float_valid(schema),
+        Kind::List(list) => collections::list_valid(list),
+        Kind::Map(entries) => collections::map_valid(entries),
+        Kind::Object(properties) => fields_valid(properties).prop_map(Value::Object).boxed(),
+        Kind::Any(depth) => others::any_json(*depth),
+    }
+}
+
+/// A value to put in place of a valid one: often valid, often near or just past an edge, or of
+/// a wrong JSON type.
+pub fn candidate(schema: &Schema) -> BoxedStrategy<Value> {
+    let near = match &schema.kind {
+        Kind::String(text) => scalars::text_near(text),
+        Kind::Uuid => scalars::uuid_candidate().prop_map(Value::String).boxed(),
+        Kind::Choice(values) => scalars::choice_near(values),
+        Kind::Boolean => any::<bool>().prop_map(Value::Bool).boxed(),
+        Kind::Integer(_) => numbers::integer_near_bounds(schema),
+        Kind::Float(..) => numbers::float_near_bounds(schema),
+        Kind::List(list) => collections::list_near(list),
+        Kind::Map(entries) => collections::map_near(entries),
+        Kind::Object(properties) => object_near(properties),
+        Kind::Any(depth) => others::any_json(*depth),
+    };
+    let mut choices = vec![(2, valid(schema)), (4, near), (3, wrong_type())];
+    // Each edge's first value out, on its own as well: the tallies need each rejected with no
+    // other problem in the object, which few objects with several arguments are.
+    if let Some(first_out) = first_out(schema) {
+        choices.push((6, first_out));
+    }
+    one_of(choices)
+}
+
+/// A value valid but for one of `schema`'s edges, or one inside it, just past it, each edge as
+/// likely as another (see [`edges_in`]); `None` for a schema with no edges anywhere (a boolean,
+/// a UUID, free-form JSON).
+pub fn first_out(schema: &Schema) -> Option<BoxedStrategy<Value>> {
+    match &schema.kind {
+        Kind::String(text) => scalars::text_first_out(text),
+        Kind::Choice(values) => scalars::choice_first_out(values),
+        Kind::Integer(_) | Kind::Float(..) => numbers::number_first_out(schema),
+        Kind::List(list) => collections::list_first_out(list),
+        Kind::Map(entries) => collections::map_first_out(entries),
+        Kind::Object(properties) => object_first_out(properties),
+        Kind::Uuid | Kind::Boolean | Kind::Any(_) => None,
+    }
+}
+
+/// How many edges `schema` and the schemas inside it have: the weight of its first values out
+/// among its siblings', so that an edge deep inside is as likely to be tried alone as one at
+/// the top.
+fn edges_in(schema: &Schema) -> u32 {
+    let edges: usize = schema.all().iter().map(|schema| schema.edges.len()).sum();
+    u32::try_from(edges).unwrap_or(u32::MAX)
+}
+
+/// One of `choices`, by weight (none of weight 0). A tree of unions of at most four each: a
+/// proptest union forks a random number generator for every option before the one it picks,
+/// which for a union of dozens costs more than the value it picks.
+fn one_of<T: Debug + 'static>(choices: Vec<(u32, BoxedStrategy<T>)>) -> BoxedStrategy<T> {
+    const BRANCHES: usize = 4;
+    let mut choices: Vec<(u32, BoxedStrategy<T>)> = choices
+        .into_iter()
+        .filter(|(weight, _)| *weight > 0)
+        .collect();
+    while choices.len() > BRANCHES {
+        let mut rest = choices.into_iter().peekable();
+        let mut grouped = Vec::new();
+        while rest.peek().is_some() {
+            let mut group: Vec<(u32, BoxedStrategy<T>)> = rest.by_ref().take(BRANCHES).collect();
+            let weight = group.iter().map(|(weight, _)| weight).sum();
+            let union = match group.len() {
+                1 => group.remove(0).1,
+                _ => Union::new_weighted(group).boxed(),
+            };
+            grouped.push((weight, union));
+        }
+        choices = grouped;
+    }
+    Union::new_weighted(choices).boxed()
+}
+
+// Objects
+
+/// One edit applied to a valid object.
+#[derive(Clone, Debug)]
+enum Change {
+    /// Give field `index` this value.
+    Set(usize, Value),
+    /// Leave field `index` out.
+    Remove(usize),
+    /// Send field `index` as `null`.
+    Null(usize),
+    /// Add a name the object does not declare.
+    Unknown(String, Value),
+}
+
+impl Change {
+    /// Applies the change to `object`, whose fields are named `names`.
+    fn apply(self, names: &[String], object: &mut Object) {
+        match self {
+            Change::Set(index, value) => {
+                object.insert(names[index].clone(), value);
+            }
+            Change::Remove(index) => {
+                object.remove(&names[index]);
+            }
+            Change::Null(index) => {
+                object.insert(names[index].clone(), Value::Null);
+            }
+            Change::Unknown(name, value) => {
+                object.insert(name, value);
+            }
+        }
+    }
+}
+
+/// A valid object with these fields, each that may be left out left out one time in five.
+fn fields_valid(properties: &[Property]) -> BoxedStrategy<Object> {
+    let fields: Vec<BoxedStrategy<Option<Value>>> = (properties.iter())
+        .map(|property| {
+            let valid = valid(&property.schema).prop_map(Some);
+            if property.required {
+                valid.boxed()
+            } else {
+                prop_oneof![4 => valid, 1 => Just(None)].boxed()
+            }
+        })
+        .collect();
+    let names = names(properties);
+    fields
+        .prop_map(move |values| {
+            (names.iter().zip(values))
+                .filter_map(|(name, value)| Some((name.clone(), value?)))
+                .collect()
+        })
+        .boxed()
+}
+
+/// A valid object with these fields, then `count` changes.
+fn changed(properties: &[Property], count: BoxedStrategy<usize>) -> BoxedStrategy<Object> {
+    let change = change(properties);
+    let changes = count.prop_flat_map(move |count| vec(change.clone(), count));
+    let names = names(properties);
+    (fields_valid(properties), changes)
+        .prop_map(move |(mut object, changes)| {
+            for change in changes {
+                change.apply(&names, &mut object);
+            }
+            object
+        })
+        .boxed()
+}
+
+/// A change to one of these fields (a candidate, and more often the more edges it has, a value
+/// just past one of them), or an undeclared name; the more fields, the more often an undeclared
+/// name, so that some objects have only that wrong.
+fn change(properties: &[Property]) -> BoxedStrategy<Change> {
+    let mut choices: Vec<(u32, BoxedStrategy<Change>)> = Vec::new();
+    for (index, property) in properties.iter().enumerate() {
+        let set = candidate(&property.schema).prop_map(move |value| Change::Set(index, value));
+        choices.push((8, set.boxed()));
+        if let Some(first_out) = first_out(&property.schema) {
+            let out = first_out.prop_map(move |value| Change::Set(index, value));
+            choices.push((2 * edges_in(&property.schema), out.boxed()));
+        }
+        choices.push((1, Just(Change::Remove(index)).boxed()));
+        choices.push((1, Just(Change::Null(index)).boxed()));
+    }
+    let unknown = (others::unknown_name(properties), others::unknown_value())
+        .prop_map(|(name, value)| Change::Unknown(name, value))
+        .boxed();
+    let unknown_weight = u32::try_from(properties.len()).unwrap_or(1).max(1) * 2;
+    choices.push((unknown_weight, unknown));
+    one_of(choices)
+}
+
+/// An object inside an argument, changed once or twice, or empty.
+fn object_near(properties: &[Property]) -> BoxedStrategy<Value> {
+    let count = prop_oneof![3 => Just(1usize), 1 => Just(2usize)].boxed();
+    prop_oneof![
+        8 => changed(properties, count),
+        1 => Just(Object::new()),
+    ]
+    .prop_map(Value::Object)
+    .boxed()
+}
+
+/// A valid object but for one thing: a field just past one of its edges, a required field left
+/// out or `null`, or an undeclared name.
+fn object_first_out(properties: &[Property]) -> Option<BoxedStrategy<Value>> {
+    let mut changes: Vec<(u32, BoxedStrategy<Change>)> = Vec::new();
+    for (index, property) in properties.iter().enumerate() {
+        if let Some(first_out) = first_out(&property.schema) {
+            let out = first_out.prop_map(move |value| Change::Set(index, value));
+            changes.push((edges_in(&property.schema), out.boxed()));
+        }
+        if property.required {
+            let gone = prop_oneof![Just(Change::Remove(index)), Just(Change::Null(index))];
+            changes.push((1, gone.boxed()));
+        }
+    }
+    let unknown = (others::unknown_name(properties), others::unknown_value())
+        .prop_map(|(name, value)| Change::Unknown(name, value));
+    changes.push((1, unknown.boxed()));
+    let names = names(properties);
+    let object =
+        (fields_valid(properties), one_of(changes)).prop_map(move |(mut object, change)| {
+            change.apply(&names, &mut object);
+            Value::Object(object)
+        });
+    Some(object.boxed())
+}
+
+/// The fields' wire names, in order: all a change needs to know of them.
+fn names(properties: &[Property]) -> Vec<String> {
+    properties
+        .iter()
+        .map(|property| property.name.clone())
+        .collect()
+}
+
+/// An element of `items` at `index` (modulo its length) replaced by `value`, or `value` added
+/// to an empty list.
+fn replaced(mut items: Vec<Value>, index: Index, value: Value) -> Vec<Value> {
+    if items.is_empty() {
+        items.push(value);
+    } else {
+        let at = index.index(items.len());
+        items[at] = value;
+    }
+    items
+}

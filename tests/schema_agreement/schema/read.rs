@@ -1,0 +1,253 @@
+//! Reading the input schema into the oracle's model, keyword by keyword: a keyword this test
+//! does not know, or one it does not expect beside the others, panics, since it would be a
+//! rule the test does not check.
+
+use serde_json::{Map, Value};
+
+use super::edges::{Bound, Limit, Measure, Side};
+use super::{Entries, Kind, List, Precision, Property, Schema, Text};
+use crate::json::integral;
+
+/// Reads the schema `json` found at `pointer` (where values sit at `path`), numbering it and
+/// those inside it from `id`.
+pub(super) fn schema_at(json: &Value, pointer: String, path: String, id: &mut usize) -> Schema {
+    let this = *id;
+    *id += 1;
+    let keywords =
+        (json.as_object()).unwrap_or_else(|| panic!("{path}: a schema is an object, not {json}"));
+    let kind_name = (keywords.get("type")).map(|kind| {
+        kind.as_str()
+            .unwrap_or_else(|| panic!("{path}: type is {kind}"))
+    });
+    let known: &[&str] = match (kind_name, keywords.contains_key("enum")) {
+        (Some("string"), true) => &["enum"],
+        (Some("string"), false) => &["format", "minLength", "maxLength", "pattern"],
+        (Some("integer" | "number"), _) => {
+            &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]
+        }
+        (Some("array"), _) => &["items", "minItems", "maxItems", "uniqueItems"],
+        (Some("object"), _) => &[
+            "properties",
+            "required",
+            "additionalProperties",
+            "minProperties",
+            "maxProperties",
+        ],
+        (Some("boolean") | None, _) => &[],
+        (Some(other), _) => panic!("{path}: this test does not know the type {other:?}"),
+    };
+    let always = ["type", "description", "default"];
+    if let Some(unknown) = (keywords.keys())
+        .find(|key| !always.contains(&key.as_str()) && !known.contains(&key.as_str()))
+    {
+        panic!("{path}: this test does not know the keyword {unknown:?} here: {json}");
+    }
+    let kind = match kind_name {
+        Some("string") => read_string(keywords, &path),
+        Some("boolean") => Kind::Boolean,
+        Some("integer" | "number") => read_number(keywords, &path),
+        Some("array") => {
+            let items = keywords
+                .get("items")
+                .unwrap_or_else(|| panic!("{path}: no items"));
+            let unique = match keywords.get("uniqueItems") {
+                None => false,
+                Some(Value::Bool(unique)) => *unique,
+                Some(other) => panic!("{path}: uniqueItems is {other}"),
+            };
+            Kind::List(List {
+                items: Box::new(schema_at(
+                    items,
+                    format!("{pointer}/items"),
+                    format!("{path}[]"),
+                    id,
+                )),
+                min_items: count(keywords, "minItems", &path),
+                max_items: count(keywords, "maxItems", &path),
+                unique,
+            })
+        }
+        Some("object") => read_object(keywords, &pointer, &path, id),
+        _ => Kind::Any(read_depth(keywords, &path)),
+    };
+    let mut schema = Schema {
+        id: this,
+        pointer,
+        path,
+        kind,
+        default: keywords.get("default").cloned(),
+        edges: Vec::new(),
+    };
+    schema.edges = schema.read_edges();
+    schema
+}
+
+/// The count `key` states (a length, a number of elements or entries), if it is there.
+fn count(keywords: &Map<String, Value>, key: &str, path: &str) -> Option<u64> {
+    (keywords.get(key)).map(|value| {
+        (value.as_u64()).unwrap_or_else(|| panic!("{path}: {key} is {value}, not a count"))
+    })
+}
+
+/// A string, a UUID or a choice.
+fn read_string(keywords: &Map<String, Value>, path: &str) -> Kind {
+    if let Some(values) = keywords.get("enum") {
+        let values = (values.as_array())
+            .unwrap_or_else(|| panic!("{path}: enum is {values}"))
+            .iter()
+            .map(|value| match value {
+                Value::String(name) => name.clone(),
+                other => panic!("{path}: this test only knows string choices, not {other}"),
+            })
+            .collect();
+        return Kind::Choice(values);
+    }
+    let text = Text {
+        min_length: count(keywords, "minLength", path),
+        max_length: count(keywords, "maxLength", path),
+        pattern: keywords.get("pattern").map(|pattern| {
+            (pattern.as_str().map(str::to_owned))
+                .unwrap_or_else(|| panic!("{path}: pattern is {pattern}"))
+        }),
+    };
+    match keywords.get("format") {
+        None => Kind::String(text),
+        Some(format) if format == "uuid" => {
+            let plain = text.min_length.is_none() && text.max_length.is_none();
+            assert!(plain && text.pattern.is_none(), "{path}: rules on a UUID");
+            Kind::Uuid
+        }
+        Some(other) => panic!("{path}: this test does not know the format {other}"),
+    }
+}
+
+/// An integer or a number, with its bounds; an `f32` told from an `f64` by its range.
+fn read_number(keywords: &Map<String, Value>, path: &str) -> Kind {
+    const BOUNDS: [(&str, Side, bool); 4] = [
+        ("minimum", Side::Lower, false),
+        ("exclusiveMinimum", Side::Lower, true),
+        ("maximum", Side::Upper, false),
+        ("exclusiveMaximum", Side::Upper, true),
+    ];
+    let integer = keywords["type"] == "integer";
+    // An `f32`'s own range, as the `f64`s it publishes it in.
+    let f32_range = |key: &str| {
+        let largest = f64::from(f32::MAX);
+        keywords.get(key).and_then(Value::as_f64)
+            == Some(if key == "minimum" { -largest } else { largest })
+    };
+    let precision = if f32_range("minimum") || f32_range("maximum") {
+        Precision::Single
+    } else {
+        Precision::Double
+    };
+    let bounds = (BOUNDS.into_iter())
+        .filter_map(|(keyword, side, exclusive)| {
+            let number = match keywords.get(keyword)? {
+                Value::Number(number) => number,
+                other => panic!("{path}: {keyword} is {other}"),
+            };
+            let limit = if integer {
+                Limit::Whole(integral(number).expect("an integral bound"))
+            } else {
+                let real = number.as_f64().expect("a bound serde_json reads as f64");
+                // A whole bound beyond 2^53 would be compared as the nearest f64.
+                let exact = number.is_f64() || integral(number) == Some(real as i128);
+                assert!(exact, "{path}: {keyword} {number} is not exactly an f64");
+                Limit::Real(real)
+            };
+            Some(Bound {
+                keyword,
+                measure: Measure::Number,
+                side,
+                exclusive,
+                limit,
+            })
+        })
+        .collect();
+    if integer {
+        Kind::Integer(bounds)
+    } else {
+        Kind::Float(precision, bounds)
+    }
+}
+
+/// An object with declared fields (`"additionalProperties": false`), or a map (a schema as
+/// `additionalProperties`, and no declared fields).
+fn read_object(keywords: &Map<String, Value>, pointer: &str, path: &str, id: &mut usize) -> Kind {
+    match keywords.get("additionalProperties") {
+        Some(Value::Bool(false)) => {
+            let counts = ["minProperties", "maxProperties"];
+            assert!(
+                counts.iter().all(|key| !keywords.contains_key(*key)),
+                "{path}: this test does not know entry counts on an object with fields"
+            );
+            let required: Vec<&str> = match keywords.get("required") {
+                None => Vec::new(),
+                Some(names) => (names.as_array().into_iter().flatten())
+                    .map(|name| name.as_str().expect("a required name"))
+                    .collect(),
+            };
+            let properties = (keywords.get("properties").and_then(Value::as_object))
+                .unwrap_or_else(|| panic!("{path}: an object with no properties object"));
+            for name in &required {
+                assert!(
+                    properties.contains_key(*name),
+                    "{path}: {name} is required, not declared"
+                );
+            }
+            let properties = (properties.iter())
+                .map(|(name, json)| {
+                    let path = if path.is_empty() {
+                        name.clone()
+                    } else {
+                        format!("{path}.{name}")
+                    };
+                    let pointer = format!("{pointer}/properties/{}", escaped(name));
+                    Property {
+                        name: name.clone(),
+                        required: required.contains(&name.as_str()),
+                        schema: schema_at(json, pointer, path, id),
+                    }
+                })
+                .collect();
+            Kind::Object(properties)
+        }
+        Some(values @ Value::Object(_)) => {
+            let fields = ["properties", "required"];
+            assert!(
+                fields.iter().all(|key| !keywords.contains_key(*key)),
+                "{path}: this test does not know a map with declared fields"
+            );
+            Kind::Map(Entries {
+                values: Box::new(schema_at(
+                    values,
+                    format!("{pointer}/additionalProperties"),
+                    format!("{path}{{}}"),
+                    id,
+                )),
+                min_entries: count(keywords, "minProperties", path),
+                max_entries: count(keywords, "maxProperties", path),
+            })
+        }
+        other => panic!("{path}: this test does not know additionalProperties {other:?}"),
+    }
+}
+
+/// How deep free-form JSON may nest, as its description says ("nested at most 32 deep"): the
+/// one rule of it that JSON Schema cannot state, and which the generators keep to.
+fn read_depth(keywords: &Map<String, Value>, path: &str) -> usize {
+    const SAYS: &str = "nested at most ";
+    let description = keywords.get("description").and_then(Value::as_str);
+    let depth = description.and_then(|description| {
+        let after = &description[description.find(SAYS)? + SAYS.len()..];
+        let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    });
+    depth.unwrap_or_else(|| panic!("{path}: free-form JSON whose description gives no depth"))
+}
+
+/// `name` as one step of a JSON pointer.
+fn escaped(name: &str) -> String {
+    name.replace('~', "~0").replace('/', "~1")
+}

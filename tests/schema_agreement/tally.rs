@@ -1,0 +1,428 @@
+//! Counting both answers, so that the test cannot pass without exercising what it compares:
+//! overall, per argument (accepted with it given, rejected for it alone), for unknown names,
+//! and at every edge of every schema in the tree (accepted at the outermost value it lets in,
+//! rejected at the first it keeps out for that edge alone).
+//!
+//! "For that edge alone" is the validator's word, not the parser's: a rejected object counts
+//! at an edge when the schema with that edge's keyword taken out (that one name out of
+//! `required`, for a required field) accepts it.
+
+use jsonschema::Validator;
+use serde_json::{Value, json};
+use toolkit::Violations;
+
+use crate::check::{Verdict, compile};
+use crate::ecma::spelt_out;
+use crate::json::{equal, integral};
+use crate::schema::{Bound, Edge, Kind, Limit, Measure, Property, Schema, Side};
+
+/// How often each answer occurred.
+pub struct Tally {
+    /// The objects generated.
+    cases: u32,
+    accepted: u32,
+    rejected: u32,
+    /// Rejected only for unknown names.
+    unknown_alone: u32,
+    /// Per argument, in the order of the root's fields.
+    args: Vec<ArgTally>,
+    /// Per schema in the tree, by id.
+    sites: Vec<Vec<EdgeTally>>,
+}
+
+#[derive(Default)]
+struct ArgTally {
+    /// Accepted with this argument given.
+    given: u32,
+    /// Rejected for this argument alone.
+    blamed_alone: u32,
+}
+
+/// The counts at one edge, and what it takes to judge them.
+struct EdgeTally {
+    /// Accepted with a value at the outermost value the edge lets in.
+    let_in: u32,
+    /// Rejected with a value at the first value past the edge, for it alone.
+    kept_out: u32,
+    /// For [`Edge::Unique`]: of `kept_out`, those whose equal elements are written apart, like
+    /// `1` and `1.0` (no two elements are `==` as serde_json compares them).
+    kept_out_written_apart: u32,
+    /// The input schema with this edge's keyword taken out.
+    without: Validator,
+    /// For [`Edge::Pattern`]: the pattern alone, which tells a string that matches it.
+    matches: Option<Validator>,
+}
+
+/// Where the values at one schema sit, in one object, at one of its edges: at the outermost
+/// value it lets in, at the first it keeps out (an inclusive bound and one step past it, or
+/// one step inside an exclusive bound and the bound itself).
+#[derive(Clone, Copy, Default)]
+struct Crossings {
+    last_in: bool,
+    first_out: bool,
+    /// For uniqueness: two elements equal but not written alike.
+    written_apart: bool,
+}
+
+impl Tally {
+    /// Counts for the tool whose root schema is `root`, and whose input schema, as the
+    /// validator is given it, is `schema`.
+    pub fn new(root: &Schema, schema: &Value, cases: u32) -> Self {
+        every_rule_has_an_edge(root, schema);
+        let sites = (root.all().into_iter())
+            .map(|site| {
+                (site.edges.iter())
+                    .map(|edge| EdgeTally {
+                        let_in: 0,
+                        kept_out: 0,
+                        kept_out_written_apart: 0,
+                        without: compile(&without(schema, site, edge), &site.path),
+                        matches: match edge {
+                            Edge::Pattern(pattern) => Some(compile(
+                                &json!({ "pattern": spelt_out(pattern) }),
+                                &site.path,
+                            )),
+                            _ => None,
+                        },
+                    })
+                    .collect()
+            })
+            .collect();
+        Tally {
+            cases,
+            accepted: 0,
+            rejected: 0,
+            unknown_alone: 0,
+            args: root.fields().iter().map(|_| ArgTally::default()).collect(),
+            sites,
+        }
+    }
+
+    /// Counts one object, `instance` as the validator judged it, with both sides' verdict.
+    pub fn record(&mut self, root: &Schema, instance: &Value, verdict: &Verdict) {
+        let properties = root.fields();
+        let given = |arg: &Property| instance.get(&arg.name).is_some();
+        let mut crossings: Vec<Vec<Crossings>> = (self.sites.iter())
+            .map(|edges| vec![Crossings::default(); edges.len()])
+            .collect();
+        root.visit(instance, &mut |site, value| {
+            for (index, edge) in site.edges.iter().enumerate() {
+                let matches = self.sites[site.id][index].matches.as_ref();
+                let at = crossing(site, edge, value, matches);
+                let seen = &mut crossings[site.id][index];
+                seen.last_in |= at.last_in;
+                seen.first_out |= at.first_out;
+                seen.written_apart |= at.written_apart;
+            }
+        });
+        let edges = (self.sites.iter_mut().flatten()).zip(crossings.into_iter().flatten());
+        match verdict {
+            Verdict::Accepted => {
+                self.accepted += 1;
+                for (arg, tally) in properties.iter().zip(&mut self.args) {
+                    tally.given += u32::from(given(arg));
+                }
+                for (tally, at) in edges {
+                    tally.let_in += u32::from(at.last_in);
+                }
+            }
+            Verdict::Rejected(violations) => {
+                self.rejected += 1;
+                match blamed(properties, violations) {
+                    Blame::UnknownNames => self.unknown_alone += 1,
+                    Blame::Alone(index) => self.args[index].blamed_alone += 1,
+                    Blame::Several => {}
+                }
+                for (tally, at) in edges {
+                    if at.first_out && tally.without.is_valid(instance) {
+                        tally.kept_out += 1;
+                        tally.kept_out_written_apart += u32::from(at.written_apart);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Both answers, often: overall, for each argument (but an optional one that takes any
+    /// value, which nothing rejects), for unknown names, and at each edge (accepted at the last
+    /// value in, rejected at the first value out, where a JSON value can carry it, and for a
+    /// unique list of numbers, rejected for two elements equal but written apart). The
+    /// thresholds sit far below what the generators produce on average.
+    pub fn assert_both_answers(&self, name: &str, root: &Schema) {
+        let total = self.accepted + self.rejected;
+        eprintln!(
+            "{name}: {total} cases, {} accepted, {} rejected, {} for unknown names alone",
+            self.accepted, self.rejected, self.unknown_alone
+        );
+        assert_eq!(total, self.cases, "{name}: every case must be judged once");
+        let fifth = self.cases / 5;
+        assert!(
+            self.accepted >= fifth,
+            "{name}: only {} accepted",
+            self.accepted
+        );
+        assert!(
+            self.rejected >= fifth,
+            "{name}: only {} rejected",
+            self.rejected
+        );
+        assert!(
+            self.unknown_alone >= 20,
+            "{name}: unknown names alone: {}",
+            self.unknown_alone
+        );
+        for (arg, tally) in root.fields().iter().zip(&self.args) {
+            let arg_name = &arg.name;
+            eprintln!(
+                "  {arg_name}: accepted given {}; rejected alone {}",
+                tally.given, tally.blamed_alone
+            );
+            assert!(
+                tally.given >= 50,
+                "{name}.{arg_name}: accepted given: {}",
+                tally.given
+            );
+            let refusable = arg.required || !matches!(arg.schema.kind, Kind::Any(_));
+            assert!(
+                tally.blamed_alone >= 5 || !refusable,
+                "{name}.{arg_name}: rejected for it alone: {}",
+                tally.blamed_alone
+            );
+        }
+        for site in root.all() {
+            for (edge, counts) in site.edges.iter().zip(&self.sites[site.id]) {
+                let path = if site.path.is_empty() {
+                    "(arguments)"
+                } else {
+                    &site.path
+                };
+                let at = format!("{name}.{path}: {}", edge.keyword());
+                let (last_in, first_out) = match edge {
+                    Edge::Bound(bound) => (
+                        format!(" {:?}", bound.last_in()),
+                        format!(" {:?}", bound.first_out()),
+                    ),
+                    _ => (String::new(), String::new()),
+                };
+                let apart = match edge {
+                    Edge::Unique => format!(" ({} written apart)", counts.kept_out_written_apart),
+                    _ => String::new(),
+                };
+                eprintln!(
+                    "    {at}: accepted at the last value in{last_in} {}, rejected at the first \
+                     out{first_out} {}{apart}",
+                    counts.let_in, counts.kept_out
+                );
+                assert!(
+                    counts.let_in >= 10,
+                    "{at}: accepted at the last value in{last_in}: {}",
+                    counts.let_in
+                );
+                let sendable = match edge {
+                    Edge::Bound(bound) => bound.first_out().sendable(),
+                    _ => true,
+                };
+                assert!(
+                    counts.kept_out >= 1 || !sendable,
+                    "{at}: rejected at the first value out{first_out}, for it alone: {}",
+                    counts.kept_out
+                );
+                if let (Edge::Unique, Kind::List(list)) = (edge, &site.kind) {
+                    let numbers = matches!(list.items.kind, Kind::Integer(_) | Kind::Float(..));
+                    assert!(
+                        counts.kept_out_written_apart >= 1 || !numbers,
+                        "{at}: rejected for equal numbers written apart, like 1 and 1.0: {}",
+                        counts.kept_out_written_apart
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Checks the oracle's model against the input schema it was read from: every rule the schema
+/// states at each site is an edge the tally counts there, so that a model that misses a
+/// keyword fails here rather than leave a rule unexercised. Exempt: a minimum count or length
+/// of 0 (nothing lies below it), and a number's bound beside a tighter one on its side (an edge
+/// on that side is enough; nothing can sit at the looser one alone).
+fn every_rule_has_an_edge(root: &Schema, schema: &Value) {
+    for site in root.all() {
+        let keywords = (schema.pointer(&site.pointer).and_then(Value::as_object))
+            .unwrap_or_else(|| panic!("{}: no schema at {:?}", site.path, site.pointer));
+        let bound = |keyword: &str| {
+            (site.edges.iter()).any(|edge| matches!(edge, Edge::Bound(b) if b.keyword == keyword))
+        };
+        let side = |side: Side| {
+            (site.edges.iter()).any(|edge| matches!(edge, Edge::Bound(b) if b.side == side))
+        };
+        let has = |wanted: &Edge| {
+            (site.edges.iter())
+                .any(|edge| std::mem::discriminant(edge) == std::mem::discriminant(wanted))
+        };
+        for (keyword, value) in keywords {
+            let counted = match keyword.as_str() {
+                "minLength" | "minItems" | "minProperties" if value == 0 => true,
+                "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties"
+                | "maxProperties" => bound(keyword),
+                "minimum" | "exclusiveMinimum" => side(Side::Lower),
+                "maximum" | "exclusiveMaximum" => side(Side::Upper),
+                "uniqueItems" => value == false || has(&Edge::Unique),
+                "pattern" => has(&Edge::Pattern(String::new())),
+                "enum" => has(&Edge::Choice),
+                "required" => (value.as_array().into_iter().flatten()).all(|name| {
+                    (site.edges.iter())
+                        .any(|edge| matches!(edge, Edge::Required(required) if name == required))
+                }),
+                "additionalProperties" => !value.is_boolean() || has(&Edge::Closed),
+                // The type is the wrong-type values' business, and the others state no rule.
+                "type" | "format" | "description" | "default" | "properties" | "items" => true,
+                other => panic!("{}: the tally does not know the keyword {other}", site.path),
+            };
+            assert!(
+                counted,
+                "{}: the schema's {keyword} is no edge of the oracle's model: {}",
+                site.path,
+                Value::Object(keywords.clone())
+            );
+        }
+    }
+}
+
+/// Whom a rejection's violations blame.
+enum Blame {
+    /// Only names the tool does not declare.
+    UnknownNames,
+    /// One argument (at its top, or anywhere inside it), by its index.
+    Alone(usize),
+    /// More than one, or an argument and an unknown name.
+    Several,
+}
+
+/// Whom `violations` blame: a violation names its argument by its label (the wire name,
+/// capitalised) or, inside it, by its path in wire names (`labels[2]`, `edits[1].oldText`,
+/// `headers["A"]`, `edits[0]: 12 more names`); an unknown name by itself.
+fn blamed(properties: &[Property], violations: &Violations) -> Blame {
+    let blamed: Vec<Option<usize>> = (violations.iter())
+        .map(|violation| {
+            let unknown = violation.sentence.starts_with("Not an argument")
+                || violation.sentence.starts_with("Not arguments");
+            let argument = violation.argument.split(['[', '.', ':']).next();
+            let index = (properties.iter()).position(|arg| {
+                argument.is_some_and(|argument| arg.name.eq_ignore_ascii_case(argument))
+            });
+            index.filter(|_| !unknown)
+        })
+        .collect();
+    match blamed.as_slice() {
+        all if all.iter().all(Option::is_none) => Blame::UnknownNames,
+        [Some(index), rest @ ..] if rest.iter().all(|other| other == &Some(*index)) => {
+            Blame::Alone(*index)
+        }
+        _ => Blame::Several,
+    }
+}
+
+/// Where `value`, at `site`, sits at `edge`: measured as the edge is (a string's length in
+/// characters, an integer exactly, a float as the `f64` serde_json reads, only counted, so a
+/// rounded `u64` does no harm; a count of elements or entries), or for the other rules as
+/// their own definition has it, `matches` telling a string that matches a pattern.
+fn crossing(site: &Schema, edge: &Edge, value: &Value, matches: Option<&Validator>) -> Crossings {
+    let both = |last_in, first_out| Crossings {
+        last_in,
+        first_out,
+        written_apart: false,
+    };
+    match (edge, value) {
+        (Edge::Bound(bound), value) => {
+            let Some(measure) = measure(site, bound, value) else {
+                return Crossings::default();
+            };
+            both(measure == bound.last_in(), measure == bound.first_out())
+        }
+        (Edge::Unique, Value::Array(items)) if items.len() >= 2 => {
+            let pairs = || {
+                (items.iter().enumerate())
+                    .flat_map(|(index, a)| items[index + 1..].iter().map(move |b| (a, b)))
+            };
+            let repeated = pairs().any(|(a, b)| equal(a, b));
+            Crossings {
+                last_in: !repeated,
+                first_out: repeated,
+                written_apart: repeated && !pairs().any(|(a, b)| a == b),
+            }
+        }
+        (Edge::Pattern(_), Value::String(_)) => {
+            let matched = matches.is_some_and(|pattern| pattern.is_valid(value));
+            both(matched, !matched)
+        }
+        (Edge::Choice, Value::String(text)) => {
+            let Kind::Choice(values) = &site.kind else {
+                return Crossings::default();
+            };
+            let known = values.contains(text);
+            both(known, !known)
+        }
+        (Edge::Required(name), Value::Object(object)) => {
+            let given = object.get(name).is_some_and(|value| !value.is_null());
+            both(given, !given)
+        }
+        (Edge::Closed, Value::Object(object)) => {
+            let fields = site.fields();
+            let declared = |name: &String| fields.iter().any(|field| &field.name == name);
+            let all_given = (fields.iter()).all(|field| {
+                object
+                    .get(&field.name)
+                    .is_some_and(|value| !value.is_null())
+            });
+            let other = object.keys().any(|name| !declared(name));
+            both(all_given && !other, other)
+        }
+        _ => Crossings::default(),
+    }
+}
+
+/// What `bound` measures of `value`, if it is of the kind the bound applies to.
+fn measure(site: &Schema, bound: &Bound, value: &Value) -> Option<Limit> {
+    let count = |length: usize| i128::try_from(length).ok().map(Limit::Whole);
+    match (bound.measure, value) {
+        (Measure::Characters, Value::String(text)) => count(text.chars().count()),
+        (Measure::Number, Value::Number(number)) => match site.kind {
+            Kind::Integer(_) => integral(number).map(Limit::Whole),
+            _ => number.as_f64().map(Limit::Real),
+        },
+        (Measure::Items, Value::Array(items)) => count(items.len()),
+        (Measure::Entries, Value::Object(object)) => count(object.len()),
+        _ => None,
+    }
+}
+
+/// `schema` with the keyword of `edge` at `site` taken out: a bound's, `uniqueItems`,
+/// `pattern`, `enum`, one name of `required`, or `additionalProperties` (then any other name
+/// is allowed).
+fn without(schema: &Value, site: &Schema, edge: &Edge) -> Value {
+    let mut schema = schema.clone();
+    let Some(Value::Object(keywords)) = schema.pointer_mut(&site.pointer) else {
+        panic!("{}: no schema at {:?}", site.path, site.pointer);
+    };
+    let removed = match edge {
+        Edge::Bound(bound) => keywords.remove(bound.keyword),
+        Edge::Unique => keywords.remove("uniqueItems"),
+        Edge::Pattern(_) => keywords.remove("pattern"),
+        Edge::Choice => keywords.remove("enum"),
+        Edge::Closed => keywords.remove("additionalProperties"),
+        Edge::Required(name) => {
+            let names = keywords.get_mut("required").and_then(Value::as_array_mut);
+            let names = names.unwrap_or_else(|| panic!("{}: no required list", site.path));
+            let before = names.len();
+            names.retain(|other| other != name);
+            (names.len() < before).then_some(Value::Null)
+        }
+    };
+    assert!(
+        removed.is_some(),
+        "{}: no {} to take out",
+        site.path,
+        edge.keyword()
+    );
+    schema
+}
