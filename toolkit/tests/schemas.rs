@@ -1,0 +1,83 @@
+//! Snapshots of the input schema of every kind of argument: numbers and their bounds, a choice,
+//! lists with element rules, an object nested in a list and in an object, maps, a pattern, the
+//! typed formats and free-form JSON. A change to what a client is told shows up in review.
+
+use std::collections::BTreeMap;
+
+use toolkit::{Args, Choice, Tool};
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Out {}
+
+/// The state of an issue.
+#[derive(Choice)]
+pub enum State {
+    /// Not yet closed.
+    Open,
+    /// Done with.
+    Closed,
+    All,
+}
+
+/// A point.
+#[derive(Args)]
+#[allow(dead_code)]
+pub struct Point {
+    x: f64,
+    #[arg(min = 0.0, default = 0.0)]
+    y: f64,
+}
+
+/// One replacement.
+#[derive(Args)]
+#[allow(dead_code)]
+pub struct Edit {
+    /// The text to find.
+    #[arg(min_chars = 1)]
+    old_text: String,
+    /// Where it is.
+    at: Option<Point>,
+}
+
+/// Every kind of argument.
+#[derive(Tool)]
+#[tool(name = "kinds", title = "Kinds", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+#[allow(dead_code)]
+pub struct Kinds {
+    /// A timeout.
+    #[arg(exclusive_min = 0, max = 600, default = 30)]
+    timeout: f64,
+    ratio: Option<f32>,
+    tiny: i8,
+    #[arg(min = 1)]
+    count: usize,
+    /// Which issues.
+    #[arg(default = "open")]
+    state: State,
+    #[arg(
+        min_items = 1,
+        max_items = 20,
+        unique,
+        each(min_chars = 1, max_chars = 50)
+    )]
+    labels: Vec<String>,
+    #[arg(min_items = 1)]
+    edits: Vec<Edit>,
+    #[arg(max_entries = 10, each(max_chars = 200))]
+    headers: BTreeMap<String, String>,
+    #[arg(pattern = "^[A-Z]{2}-\\d+$")]
+    key: String,
+    page: url::Url,
+    due: chrono::NaiveDate,
+    at: chrono::DateTime<chrono::Utc>,
+    #[arg(format = "email")]
+    to: String,
+    extra: Option<serde_json::Value>,
+}
+
+#[test]
+fn every_kind_of_argument_publishes_the_snapshot() {
+    let schema = serde_json::Value::Object(toolkit::input_schema(Kinds::SPEC));
+    insta::assert_json_snapshot!("kinds_input_schema", schema);
+}
