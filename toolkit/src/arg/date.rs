@@ -68,12 +68,28 @@ fn read_date_time(
     let Some(text) = value.as_str() else {
         return at.refuse(format!("{DATE_TIME_FORM}, not {}.", json_type(value)));
     };
-    let time = rfc3339_date_time(text).then(|| DateTime::parse_from_rfc3339(text).ok());
-    let Some(time) = time.flatten() else {
+    let time = rfc3339_date_time(text)
+        .then(|| DateTime::parse_from_rfc3339(text).ok())
+        .flatten()
+        .filter(|time| !leap_second(text) || at_a_leap_second(time));
+    let Some(time) = time else {
         return at.refuse(format!("{DATE_TIME_FORM}, not {}.", quoted(text)));
     };
     at.check(value, rules)?;
     Some(time)
+}
+
+/// Whether the seconds written are `60`: a leap second.
+fn leap_second(text: &str) -> bool {
+    text.as_bytes().get(17..19) == Some(b"60")
+}
+
+/// Whether `time` is where a leap second can be, as RFC 3339 has it: the last second of a UTC
+/// day (chrono reads `:60` in any minute).
+fn at_a_leap_second(time: &DateTime<FixedOffset>) -> bool {
+    use chrono::Timelike;
+    let utc = time.with_timezone(&Utc);
+    (utc.hour(), utc.minute(), utc.second()) == (23, 59, 59) && utc.nanosecond() >= 1_000_000_000
 }
 
 /// Whether `text` has the digits of `pattern`'s `d`s where they are, and its other characters
@@ -94,8 +110,10 @@ fn full_date(text: &str) -> bool {
 /// RFC 3339's `date-time`: a full date, `T`, `HH:MM:SS`, an optional fraction, and `Z` or an
 /// offset `+HH:MM` (the letters in either case).
 fn rfc3339_date_time(text: &str) -> bool {
+    // Bytes, not `str` slices: a multi-byte character may sit anywhere in what was sent.
     let bytes = text.as_bytes();
-    if bytes.len() < 20 || !full_date(&text[..10]) || !matches!(bytes[10], b'T' | b't') {
+    if bytes.len() < 20 || !shaped(&bytes[..10], b"dddd-dd-dd") || !matches!(bytes[10], b'T' | b't')
+    {
         return false;
     }
     if !shaped(&bytes[11..19], b"dd:dd:dd") {
@@ -137,8 +155,23 @@ mod tests {
             "2024-05-31T14:30:00",
             "2024-05-31T14:30:00.Z",
             "2024-05-31T14:30:00+0200",
+            "2024-05-3٣T14:30:00Z",
         ] {
             assert!(!rfc3339_date_time(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_leap_second_is_the_last_second_of_a_utc_day() {
+        let read =
+            |text: &str| crate::arg::read_alone::<DateTime<FixedOffset>>(serde_json::json!(text));
+        assert!(read("1990-12-31T23:59:60Z").is_ok());
+        assert!(read("1990-12-31T15:59:60-08:00").is_ok());
+        assert!(read("2024-05-31T14:30:60Z").is_err());
+        assert!(read("2024-06-30T23:59:60+01:00").is_err());
+        assert!(
+            read("2024-05-3٣T14:30:00Z").is_err(),
+            "a multi-byte character is refused"
+        );
     }
 }
