@@ -161,13 +161,7 @@ impl<'a> Reading<'a> {
         key: &str,
         read: impl FnOnce(&mut Reading<'_>) -> Option<T>,
     ) -> Option<T> {
-        let length = self.path.len();
-        self.path.push('[');
-        self.path.push_str(&quoted(key));
-        self.path.push(']');
-        let value = read(self);
-        self.path.truncate(length);
-        value
+        self.within(Place::Key(key), read)
     }
 
     /// Reads the element at `index` of a list with `read`, reporting under `name[index]`.
@@ -176,13 +170,56 @@ impl<'a> Reading<'a> {
         index: usize,
         read: impl FnOnce(&mut Reading<'_>) -> Option<T>,
     ) -> Option<T> {
+        self.within(Place::Index(index), read)
+    }
+
+    fn within<T>(
+        &mut self,
+        place: Place<'_>,
+        read: impl FnOnce(&mut Reading<'_>) -> Option<T>,
+    ) -> Option<T> {
         use std::fmt::Write as _;
         let length = self.path.len();
         // Writing to a `String` cannot fail.
-        let _ = write!(self.path, "[{index}]");
+        let _ = match place {
+            Place::Index(index) => write!(self.path, "[{index}]"),
+            Place::Key(key) => write!(self.path, "[{}]", quoted(key)),
+        };
         let value = read(self);
         self.path.truncate(length);
         value
+    }
+
+    /// Reads each element of a list or value of a map as a `T` with the rules `each`, all of
+    /// them or `None`. At most [`MAX_REPORTED_ELEMENTS`] broken ones are reported one by one;
+    /// one sentence counts the rest (`nouns`: the one and the many, `item breaks its`), so
+    /// that a million bad elements get a short message.
+    pub(crate) fn elements<'v, T: Arg>(
+        &mut self,
+        elements: impl Iterator<Item = (Place<'v>, &'v Value)>,
+        each: &Rules,
+        nouns: (&str, &str),
+    ) -> Option<Vec<T>> {
+        let mut read = Vec::new();
+        let (mut reported, mut unreported) = (0, 0);
+        for (place, element) in elements {
+            let item = if reported < MAX_REPORTED_ELEMENTS {
+                self.within(place, |at| T::read(element, each, at))
+            } else {
+                let mut ignored = Violations::default();
+                T::read(element, each, &mut Reading::quiet(&mut ignored))
+            };
+            match item {
+                Some(item) => read.push(item),
+                None if reported < MAX_REPORTED_ELEMENTS => reported += 1,
+                None => unreported += 1,
+            }
+        }
+        if unreported > 0 {
+            let noun = if unreported == 1 { nouns.0 } else { nouns.1 };
+            self.refuse::<()>(format!("{unreported} more {noun} rules."));
+        }
+        (reported == 0).then_some(read)
     }
 
     /// The value's path in wire names (`edits[1]`), which a nested object's fields extend.
@@ -195,6 +232,15 @@ impl<'a> Reading<'a> {
         self.violations
     }
 }
+
+/// Where an element is: its index in a list, or its key in a map.
+pub(crate) enum Place<'k> {
+    Index(usize),
+    Key(&'k str),
+}
+
+/// Broken elements of one list or map reported one by one, at most.
+const MAX_REPORTED_ELEMENTS: usize = 10;
 
 /// Strings longer than this are cut short when a message shows them, so that a long value does
 /// not blow up the message.

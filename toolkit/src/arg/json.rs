@@ -37,13 +37,13 @@ fn depth(value: &Value) -> usize {
     let mut deepest = 0;
     let mut pending = vec![(value, 0)];
     while let Some((value, above)) = pending.pop() {
-        let children: Box<dyn Iterator<Item = &Value>> = match value {
-            Value::Array(items) => Box::new(items.iter()),
-            Value::Object(object) => Box::new(object.values()),
+        let depth = above + 1;
+        match value {
+            Value::Array(items) => pending.extend(items.iter().map(|child| (child, depth))),
+            Value::Object(object) => pending.extend(object.values().map(|child| (child, depth))),
             _ => continue,
-        };
-        deepest = deepest.max(above + 1);
-        pending.extend(children.map(|child| (child, above + 1)));
+        }
+        deepest = deepest.max(depth);
     }
     deepest
 }

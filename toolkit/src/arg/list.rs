@@ -4,13 +4,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Arg, Reading, Rules, json_type};
-use crate::Violations;
+use super::{Arg, Place, Reading, Rules, json_type};
 use crate::rule::{Each, Items};
-
-/// Elements reported one by one, at most, in one list; past it one sentence says how many
-/// more break their rules, so that a list of a million bad elements gets a short message.
-const MAX_REPORTED_ITEMS: usize = 10;
 
 impl<T: Arg> Each for Vec<T> {
     type Item = T;
@@ -35,32 +30,16 @@ impl<T: Arg> Arg for Vec<T> {
         };
         // The list's own rules and each element's are all reported.
         let own = at.check(value, rules);
-        let each = rules.each();
-        let mut items = Vec::with_capacity(elements.len());
-        let mut reported = 0;
-        let mut unreported = 0;
-        for (index, element) in elements.iter().enumerate() {
-            let item = if reported < MAX_REPORTED_ITEMS {
-                at.item(index, |at| T::read(element, each, at))
-            } else {
-                let mut ignored = Violations::default();
-                T::read(element, each, &mut Reading::quiet(&mut ignored))
-            };
-            match item {
-                Some(item) => items.push(item),
-                None if reported < MAX_REPORTED_ITEMS => reported += 1,
-                None => unreported += 1,
-            }
-        }
-        if unreported > 0 {
-            let noun = if unreported == 1 {
-                "item breaks its"
-            } else {
-                "items break their"
-            };
-            at.refuse::<()>(format!("{unreported} more {noun} rules."));
-        }
+        let elements = elements
+            .iter()
+            .enumerate()
+            .map(|(index, element)| (Place::Index(index), element));
+        let items = at.elements(
+            elements,
+            rules.each(),
+            ("item breaks its", "items break their"),
+        );
         own?;
-        (reported == 0).then_some(items)
+        items
     }
 }

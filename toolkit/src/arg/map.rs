@@ -7,13 +7,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value, json};
 
-use super::{Arg, Reading, Rules, json_type};
-use crate::Violations;
+use super::{Arg, Place, Reading, Rules, json_type};
 use crate::rule::{Each, Entries};
-
-/// Entries reported one by one, at most, in one map; past it one sentence says how many more
-/// break their rules.
-const MAX_REPORTED_ENTRIES: usize = 10;
 
 macro_rules! maps {
     ($($map:ident),*) => {$(
@@ -58,31 +53,15 @@ fn read_entries<T: Arg>(
         return at.refuse(format!("Must be an object, not {}.", json_type(value)));
     };
     let own = at.check(value, rules);
-    let each = rules.each();
-    let mut entries = Vec::with_capacity(object.len());
-    let mut reported = 0;
-    let mut unreported = 0;
-    for (key, element) in object {
-        let read = if reported < MAX_REPORTED_ENTRIES {
-            at.entry(key, |at| T::read(element, each, at))
-        } else {
-            let mut ignored = Violations::default();
-            T::read(element, each, &mut Reading::quiet(&mut ignored))
-        };
-        match read {
-            Some(read) => entries.push((key.clone(), read)),
-            None if reported < MAX_REPORTED_ENTRIES => reported += 1,
-            None => unreported += 1,
-        }
-    }
-    if unreported > 0 {
-        let noun = if unreported == 1 {
-            "entry breaks its"
-        } else {
-            "entries break their"
-        };
-        at.refuse::<()>(format!("{unreported} more {noun} rules."));
-    }
+    let entries = object
+        .iter()
+        .map(|(key, element)| (Place::Key(key), element));
+    let values = at.elements(
+        entries,
+        rules.each(),
+        ("entry breaks its", "entries break their"),
+    );
     own?;
-    (reported == 0).then_some(entries)
+    // Read in the object's order, so each value goes with its key.
+    Some(object.keys().cloned().zip(values?).collect())
 }
