@@ -16,6 +16,8 @@ mod list;
 mod map;
 pub(crate) mod object;
 mod string;
+#[cfg(feature = "uri")]
+mod uri;
 #[cfg(feature = "url")]
 mod url;
 mod uuid;

@@ -69,6 +69,7 @@ pub struct Kinds {
     #[arg(pattern = "^[A-Z]{2}-\\d+$")]
     key: String,
     page: url::Url,
+    feed: Option<fluent_uri::Uri<String>>,
     due: chrono::NaiveDate,
     at: chrono::DateTime<chrono::Utc>,
     #[arg(format = "email")]

@@ -21,7 +21,11 @@ const FORMAT: Key = Key {
 
 /// The formats a field's type gives, and the type to declare for each.
 const TYPED: &[(&str, &str)] = &[
-    ("uri", "a `url::Url` (toolkit's `url` feature)"),
+    (
+        "uri",
+        "a `fluent_uri::Uri<String>` (toolkit's `uri` feature), or a `url::Url` for a web \
+         address (the `url` feature)",
+    ),
     ("url", "a `url::Url` (toolkit's `url` feature)"),
     ("date", "a `chrono::NaiveDate` (toolkit's `chrono` feature)"),
     (

@@ -1,30 +1,29 @@
-//! `url::Url` (the `url` feature): an absolute URI, published as `format: uri`.
+//! `url::Url` (the `url` feature): an absolute URL, published as `format: uri`.
 //!
-//! The `url` crate reads URLs as browsers do, and would take a space or a `^` that RFC 3986,
-//! which JSON Schema's `uri` follows, refuses; so a value must also hold only the characters
-//! RFC 3986 allows, with every `%` starting an escape.
+//! The `url` crate reads URLs as browsers do, which takes text RFC 3986 (and so JSON Schema's
+//! `uri`) refuses, a space or a second `#`; so a value must be an RFC 3986 URI as well. What
+//! the tool receives is the URL as the `url` crate writes it (`HTTP://A` is `http://a/`).
+//! Being both, it is narrower than `format: uri`: a URI whose host or port a browser refuses
+//! (`http://a:65536/`, `https://1.2.3.256/`), or a web URL without a host (`http:`), is
+//! refused. `fluent_uri::Uri<String>` (the `uri` feature) takes exactly the URIs.
 
-use serde_json::{Map, Value, json};
+use fluent_uri::Uri;
+use serde_json::{Map, Value};
 use url::Url;
 
+use super::uri::{FORM, uri_schema};
 use super::{Arg, Reading, Rules, json_type, quoted};
-
-const FORM: &str = "Must be an absolute URI, like https://example.com/page";
 
 impl Arg for Url {
     fn schema(schema: &mut Map<String, Value>, rules: &Rules) {
-        schema.insert("type".into(), json!("string"));
-        schema.insert("format".into(), json!("uri"));
-        rules.publish(schema);
+        uri_schema(schema, rules);
     }
 
     fn read(value: &Value, rules: &Rules, at: &mut Reading<'_>) -> Option<Self> {
         let Some(text) = value.as_str() else {
             return at.refuse(format!("{FORM}, not {}.", json_type(value)));
         };
-        let url = rfc3986_characters(text)
-            .then(|| Url::parse(text).ok())
-            .flatten();
+        let url = Uri::parse(text).ok().and_then(|_| Url::parse(text).ok());
         let Some(url) = url else {
             return at.refuse(format!("{FORM}, not {}.", quoted(text)));
         };
@@ -33,55 +32,44 @@ impl Arg for Url {
     }
 }
 
-/// Whether `text` holds only RFC 3986's characters (unreserved, reserved and `%HH`).
-fn rfc3986_characters(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let mut index = 0;
-    while index < bytes.len() {
-        let byte = bytes[index];
-        if byte == b'%' {
-            let escape = bytes.get(index + 1..index + 3);
-            if !escape.is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit)) {
-                return false;
-            }
-            index += 3;
-            continue;
-        }
-        if !(byte.is_ascii_alphanumeric() || b"-._~:/?#[]@!$&'()*+,;=".contains(&byte)) {
-            return false;
-        }
-        index += 1;
-    }
-    true
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arg::read_alone;
+    use serde_json::json;
 
     #[test]
-    fn only_absolute_uris_of_rfc_3986s_characters() {
-        for good in [
-            "https://example.com/page?q=1#top",
-            "mailto:ada@example.com",
-            "urn:isbn:0451450523",
-            "http://a/%20b",
+    fn urls_that_are_also_rfc_3986_uris() {
+        for (sent, received) in [
+            (
+                "https://example.com/page?q=1#top",
+                "https://example.com/page?q=1#top",
+            ),
+            ("HTTP://Example.COM", "http://example.com/"),
+            ("mailto:ada@example.com", "mailto:ada@example.com"),
+            ("urn:isbn:0451450523", "urn:isbn:0451450523"),
+            ("http://a/%20b", "http://a/%20b"),
         ] {
-            assert!(
-                rfc3986_characters(good) && Url::parse(good).is_ok(),
-                "{good}"
-            );
+            let read: Result<Url, String> = read_alone(json!(sent));
+            assert_eq!(read.map(String::from).as_deref(), Ok(received));
         }
-        for bad in [
+        for refused in [
             "http://a b",
             "http://a/^",
             "http://a/%2",
+            "http://a/b#c#d",
+            "http://a@b@c/",
             "/relative",
             "é://x",
+            // RFC 3986 URIs a browser refuses.
+            "http:",
+            "http://a:65536/",
+            "https://1.2.3.256/",
         ] {
-            assert!(
-                !(rfc3986_characters(bad) && Url::parse(bad).is_ok()),
-                "{bad}"
+            let read: Result<Url, String> = read_alone(json!(refused));
+            assert_eq!(
+                read.err(),
+                Some(format!("{FORM}, not {}.", quoted(refused)))
             );
         }
     }
