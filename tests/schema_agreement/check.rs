@@ -10,9 +10,10 @@ use serde_json::Value;
 use toolkit::{Tool, ToolError, ToolSpec, Violations};
 
 use crate::ecma::word_boundaries_spelt_out;
-use crate::expect::{expected, identical, without_null_fields};
+use crate::expect::{expected, for_validator, identical};
 use crate::generate::arguments;
 use crate::json::Object;
+use crate::rfc3339::Zone;
 use crate::schema::Schema;
 use crate::tally::Tally;
 
@@ -26,8 +27,13 @@ const CASES_PER_ARGUMENT: u32 = 250;
 
 /// Runs generated objects (`CASES`, more for many arguments) through both the schema and the
 /// parser of `T`, failing on the first (shrunk) disagreement, then requires that both answers
-/// occurred often enough.
+/// occurred often enough. Any date-time `T` receives it holds with the offset sent.
 pub fn check_agreement<T: Tool + serde::Serialize>() {
+    check_agreement_in::<T>(Zone::Sent);
+}
+
+/// [`check_agreement`], for a tool that holds the date-times it receives in `zone`.
+pub fn check_agreement_in<T: Tool + serde::Serialize>(zone: Zone) {
     let spec = T::SPEC;
     let schema = schema_for_validator(spec);
     let validator = compile(&schema, spec.name);
@@ -35,17 +41,8 @@ pub fn check_agreement<T: Tool + serde::Serialize>() {
     let arguments_count = u32::try_from(root.fields().len()).unwrap_or(u32::MAX);
     let cases = CASES.max(arguments_count.saturating_mul(CASES_PER_ARGUMENT));
     let tally = RefCell::new(Tally::new(&root, &schema, cases));
-    // No failure persistence: a failure prints its (shrunk) object, which is all it takes to
-    // reproduce it, and the run writes no files. PROPTEST_RNG_SEED fixes the seed. XorShift
-    // because ChaCha, unoptimised in a debug build, would take most of the run time.
-    let mut runner = TestRunner::new(ProptestConfig {
-        cases,
-        failure_persistence: None,
-        rng_algorithm: RngAlgorithm::XorShift,
-        ..ProptestConfig::default()
-    });
-    let result = runner.run(&arguments(&root), |object| {
-        let (instance, verdict) = judge::<T>(&validator, &root, &object)?;
+    let result = runner(cases).run(&arguments(&root), |object| {
+        let (instance, verdict) = judge::<T>(&validator, &root, &object, zone)?;
         tally.borrow_mut().record(&root, &instance, &verdict);
         Ok(())
     });
@@ -57,12 +54,26 @@ pub fn check_agreement<T: Tool + serde::Serialize>() {
     tally.into_inner().assert_both_answers(spec.name, &root);
 }
 
+/// A proptest runner for `cases` cases. No failure persistence: a failure prints its (shrunk)
+/// value, which is all it takes to reproduce it, and the run writes no files.
+/// PROPTEST_RNG_SEED fixes the seed. XorShift because ChaCha, unoptimised in a debug build,
+/// would take most of the run time.
+pub fn runner(cases: u32) -> TestRunner {
+    TestRunner::new(ProptestConfig {
+        cases,
+        failure_persistence: None,
+        rng_algorithm: RngAlgorithm::XorShift,
+        ..ProptestConfig::default()
+    })
+}
+
 /// Judges one object, for a case worth pinning: panics if the schema and the parser disagree.
+/// Any date-time `T` receives it holds with the offset sent.
 pub fn check_one<T: Tool + serde::Serialize>(arguments: &Value) {
     let spec = T::SPEC;
     let validator = compile(&schema_for_validator(spec), spec.name);
     let object = (arguments.as_object()).unwrap_or_else(|| panic!("{arguments} is no object"));
-    if let Err(failure) = judge::<T>(&validator, &Schema::root(spec), object) {
+    if let Err(failure) = judge::<T>(&validator, &Schema::root(spec), object, Zone::Sent) {
         panic!("{}: {failure}", spec.name);
     }
 }
@@ -90,21 +101,22 @@ pub enum Verdict {
 }
 
 /// Asks the schema and the parser; a disagreement (or an accepted object whose values do not
-/// reach the tool intact) fails the case with everything needed to see why. Gives the object
-/// as the validator judged it, with the verdict.
+/// reach the tool intact, its date-times held in `zone`) fails the case with everything needed
+/// to see why. Gives the object as the validator judged it, with the verdict.
 fn judge<T: Tool + serde::Serialize>(
     validator: &Validator,
     root: &Schema,
     object: &Object,
+    zone: Zone,
 ) -> Result<(Value, Verdict), TestCaseError> {
     let arguments = Value::Object(object.clone());
-    let instance = without_null_fields(root, &arguments);
+    let instance = for_validator(root, &arguments);
     let schema_accepts = validator.is_valid(&instance);
     match (schema_accepts, toolkit::parse::<T>(Some(object))) {
         (true, Ok(tool)) => {
             let received =
                 serde_json::to_value(&tool).map_err(|e| TestCaseError::fail(e.to_string()))?;
-            let expected = expected(root, Some(&arguments));
+            let expected = expected(root, Some(&arguments), zone);
             if identical(&received, &expected) {
                 Ok((instance, Verdict::Accepted))
             } else {
@@ -135,7 +147,7 @@ fn judge<T: Tool + serde::Serialize>(
             let normalised = if instance == arguments {
                 String::new()
             } else {
-                format!("\n  schema was given (nulls left out): {instance}")
+                format!("\n  schema was given (normalised): {instance}")
             };
             let schema = Value::Object(toolkit::input_schema(T::SPEC));
             Err(TestCaseError::fail(format!(

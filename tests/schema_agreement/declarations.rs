@@ -3,11 +3,16 @@
 //! same renames for choices) lets a test compare what the tool receives with what was sent.
 //!
 //! Nothing here is read by the oracle but the input schema the derives publish: the doc
-//! comments say what each declaration is for, not what the test expects of it.
+//! comments say what each declaration is for, not what the test expects of it. The one thing
+//! the schema cannot say, whether a date-time is held at the offset sent or in UTC, the test
+//! of each declaration states (see [`crate::rfc3339::Zone`]).
 
 use std::collections::{BTreeMap, HashMap};
 
+use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
+use fluent_uri::Uri;
 use toolkit::{Args, Choice, Tool, Uuid};
+use url::Url;
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub struct Out {}
@@ -317,6 +322,88 @@ pub struct UniqueNumbers {
     /// Distinct `f64`s.
     #[arg(unique)]
     floats: Vec<f64>,
+}
+
+/// Someone invited: an email address and a date inside an object.
+#[derive(Args, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Guest {
+    /// Required.
+    #[arg(format = "email")]
+    address: String,
+    /// Optional.
+    since: Option<NaiveDate>,
+}
+
+/// The typed formats, required and optional: URIs, dates, date-times kept at the offset sent,
+/// email addresses, a list of each of dates and addresses, and both inside an object.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "formats", title = "Formats", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Formats {
+    /// Required.
+    page: Uri<String>,
+    /// Optional.
+    feed: Option<Uri<String>>,
+    /// Required.
+    due: NaiveDate,
+    /// Optional.
+    start: Option<NaiveDate>,
+    /// Required.
+    at: DateTime<FixedOffset>,
+    /// Optional.
+    until: Option<DateTime<FixedOffset>>,
+    /// Required.
+    #[arg(format = "email")]
+    to: String,
+    /// Optional.
+    #[arg(format = "email")]
+    reply_to: Option<String>,
+    /// At most three addresses.
+    #[arg(max_items = 3, each(format = "email"))]
+    cc: Vec<String>,
+    /// Dates, or none.
+    holidays: Option<Vec<NaiveDate>>,
+    /// A guest, or none.
+    guest: Option<Guest>,
+}
+
+/// Date-times converted to UTC: required, optional and in a list. (Their schema is that of
+/// date-times kept at their offset; the test says which these are.)
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "instants", title = "Instants", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Instants {
+    /// Required.
+    at: DateTime<Utc>,
+    /// Optional.
+    until: Option<DateTime<Utc>>,
+    /// At most three.
+    #[arg(max_items = 3)]
+    log: Vec<DateTime<Utc>>,
+}
+
+/// A URL: published as a URI, read as browsers read URLs, so narrower than its schema.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "pages", title = "Pages", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Pages {
+    /// Required.
+    pub page: Url,
+}
+
+/// An email address alone.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "mail", title = "Mail", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Mail {
+    /// Required.
+    #[arg(format = "email")]
+    pub to: String,
 }
 
 /// Every kind in one tool, so that problems in several arguments meet.

@@ -1,11 +1,23 @@
 //! What the oracle expects, from the schema and the object sent alone: the object the schema
-//! validator is to judge (the parser's one leniency about `null` taken out), and the values an
-//! accepted object gives the tool, as the tool serialises them.
+//! validator is to judge (the parser's one leniency about `null` taken out, and the validator's
+//! about display names, see [`crate::mailbox`]), and the values an accepted object gives the
+//! tool, as the tool serialises them.
 
 use serde_json::{Value, json};
 
 use crate::json::{exact_integer, float, integral};
-use crate::schema::{Kind, Schema};
+use crate::mailbox::display_names_refused;
+use crate::rfc3339::{Zone, received};
+use crate::schema::{Format, Kind, Schema};
+
+/// `arguments` as the validator is to judge them: without the `null`s of declared fields
+/// ([`without_null_fields`]), and with every email value written as a display name made one
+/// no reading takes for an address ([`display_names_refused`]).
+pub fn for_validator(root: &Schema, arguments: &Value) -> Value {
+    let mut instance = without_null_fields(root, arguments);
+    display_names_refused(root, &mut instance);
+    instance
+}
 
 /// `value` with every `null` given for a declared field removed, at the top and inside nested
 /// objects: the parser reads such a `null` as "left out" (it reads a nested object's fields as
@@ -41,12 +53,13 @@ pub fn without_null_fields(schema: &Schema, value: &Value) -> Value {
 
 /// What an accepted value should give the tool, as the tool serialises it: each value sent
 /// (integers as exact integers, floats as their precision holds them, UUIDs in lower case,
-/// free-form JSON as sent), a field left out (or `null`) as the schema's default, else `null`;
-/// all the way down.
-pub fn expected(schema: &Schema, sent: Option<&Value>) -> Value {
+/// date-times as chrono writes them back, held in `zone` (see [`crate::rfc3339`]), URIs, dates,
+/// email addresses and free-form JSON as sent), a field left out (or `null`) as the schema's
+/// default, else `null`; all the way down.
+pub fn expected(schema: &Schema, sent: Option<&Value>, zone: Zone) -> Value {
     let Some(sent) = sent.filter(|value| !value.is_null()) else {
         return match &schema.default {
-            Some(default) => expected(schema, Some(default)),
+            Some(default) => expected(schema, Some(default), zone),
             None => Value::Null,
         };
     };
@@ -60,20 +73,23 @@ pub fn expected(schema: &Schema, sent: Option<&Value>) -> Value {
             (number.as_f64()).map_or(Value::Null, |number| float(precision.held(number)))
         }
         (Kind::Uuid, Value::String(text)) => json!(text.to_lowercase()),
+        (Kind::Format(Format::DateTime), Value::String(text)) => {
+            received(text, zone).map_or(Value::Null, Value::String)
+        }
         (Kind::List(list), Value::Array(items)) => Value::Array(
             (items.iter())
-                .map(|item| expected(&list.items, Some(item)))
+                .map(|item| expected(&list.items, Some(item), zone))
                 .collect(),
         ),
         (Kind::Map(entries), Value::Object(object)) => Value::Object(
             (object.iter())
-                .map(|(key, value)| (key.clone(), expected(&entries.values, Some(value))))
+                .map(|(key, value)| (key.clone(), expected(&entries.values, Some(value), zone)))
                 .collect(),
         ),
         (Kind::Object(properties), Value::Object(object)) => Value::Object(
             (properties.iter())
                 .map(|property| {
-                    let value = expected(&property.schema, object.get(&property.name));
+                    let value = expected(&property.schema, object.get(&property.name), zone);
                     (property.name.clone(), value)
                 })
                 .collect(),

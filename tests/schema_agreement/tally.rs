@@ -1,11 +1,12 @@
 //! Counting both answers, so that the test cannot pass without exercising what it compares:
 //! overall, per argument (accepted with it given, rejected for it alone), for unknown names,
-//! and at every edge of every schema in the tree (accepted at the outermost value it lets in,
-//! rejected at the first it keeps out for that edge alone).
+//! at every edge of every schema in the tree (accepted at the outermost value it lets in,
+//! rejected at the first it keeps out for that edge alone), and at every string format but
+//! `uuid` (a string accepted there, a string rejected for the format alone).
 //!
 //! "For that edge alone" is the validator's word, not the parser's: a rejected object counts
 //! at an edge when the schema with that edge's keyword taken out (that one name out of
-//! `required`, for a required field) accepts it.
+//! `required`, for a required field; the `format`, for a format) accepts it.
 
 use jsonschema::Validator;
 use serde_json::{Value, json};
@@ -28,6 +29,19 @@ pub struct Tally {
     args: Vec<ArgTally>,
     /// Per schema in the tree, by id.
     sites: Vec<Vec<EdgeTally>>,
+    /// Per schema in the tree, by id, for those of a format.
+    formats: Vec<Option<FormatTally>>,
+}
+
+/// The counts at a schema of a format (which has no edge in the model: every string is as near
+/// its format's rule as another), and what it takes to judge them.
+struct FormatTally {
+    /// Accepted with a string there.
+    accepted: u32,
+    /// Rejected with a string there, for the format alone.
+    refused: u32,
+    /// The input schema with this schema's `format` taken out.
+    without: Validator,
 }
 
 #[derive(Default)]
@@ -88,6 +102,15 @@ impl Tally {
                     .collect()
             })
             .collect();
+        let formats = (root.all().into_iter())
+            .map(|site| {
+                matches!(site.kind, Kind::Format(_)).then(|| FormatTally {
+                    accepted: 0,
+                    refused: 0,
+                    without: compile(&without_format(schema, site), &site.path),
+                })
+            })
+            .collect();
         Tally {
             cases,
             accepted: 0,
@@ -95,6 +118,7 @@ impl Tally {
             unknown_alone: 0,
             args: root.fields().iter().map(|_| ArgTally::default()).collect(),
             sites,
+            formats,
         }
     }
 
@@ -115,6 +139,12 @@ impl Tally {
                 seen.written_apart |= at.written_apart;
             }
         });
+        let mut strings = vec![false; self.formats.len()];
+        root.visit(instance, &mut |site, value| {
+            strings[site.id] |= matches!(site.kind, Kind::Format(_)) && value.is_string();
+        });
+        let formats = (self.formats.iter_mut().zip(strings))
+            .filter_map(|(tally, string)| tally.as_mut().filter(|_| string));
         let edges = (self.sites.iter_mut().flatten()).zip(crossings.into_iter().flatten());
         match verdict {
             Verdict::Accepted => {
@@ -124,6 +154,9 @@ impl Tally {
                 }
                 for (tally, at) in edges {
                     tally.let_in += u32::from(at.last_in);
+                }
+                for tally in formats {
+                    tally.accepted += 1;
                 }
             }
             Verdict::Rejected(violations) => {
@@ -139,6 +172,9 @@ impl Tally {
                         tally.kept_out_written_apart += u32::from(at.written_apart);
                     }
                 }
+                for tally in formats {
+                    tally.refused += u32::from(tally.without.is_valid(instance));
+                }
             }
         }
     }
@@ -146,8 +182,8 @@ impl Tally {
     /// Both answers, often: overall, for each argument (but an optional one that takes any
     /// value, which nothing rejects), for unknown names, and at each edge (accepted at the last
     /// value in, rejected at the first value out, where a JSON value can carry it, and for a
-    /// unique list of numbers, rejected for two elements equal but written apart). The
-    /// thresholds sit far below what the generators produce on average.
+    /// unique list of numbers, rejected for two elements equal but written apart), and at each
+    /// format. The thresholds sit far below what the generators produce on average.
     pub fn assert_both_answers(&self, name: &str, root: &Schema) {
         let total = self.accepted + self.rejected;
         eprintln!(
@@ -236,7 +272,27 @@ impl Tally {
                     );
                 }
             }
+            self.assert_both_formats(name, site);
         }
+    }
+
+    /// Both answers at `site`, if it is a format: a string accepted there, and one rejected
+    /// for the format alone.
+    fn assert_both_formats(&self, name: &str, site: &Schema) {
+        let (Kind::Format(format), Some(counts)) = (&site.kind, &self.formats[site.id]) else {
+            return;
+        };
+        let at = format!("{name}.{}: format {}", site.path, format.name());
+        eprintln!(
+            "    {at}: accepted {}, rejected for it alone {}",
+            counts.accepted, counts.refused
+        );
+        assert!(counts.accepted >= 10, "{at}: accepted: {}", counts.accepted);
+        assert!(
+            counts.refused >= 5,
+            "{at}: rejected for it alone: {}",
+            counts.refused
+        );
     }
 }
 
@@ -394,6 +450,17 @@ fn measure(site: &Schema, bound: &Bound, value: &Value) -> Option<Limit> {
         (Measure::Entries, Value::Object(object)) => count(object.len()),
         _ => None,
     }
+}
+
+/// `schema` with the `format` of `site` taken out: any string is let in there.
+fn without_format(schema: &Value, site: &Schema) -> Value {
+    let mut schema = schema.clone();
+    let Some(Value::Object(keywords)) = schema.pointer_mut(&site.pointer) else {
+        panic!("{}: no schema at {:?}", site.path, site.pointer);
+    };
+    let removed = keywords.remove("format");
+    assert!(removed.is_some(), "{}: no format to take out", site.path);
+    schema
 }
 
 /// `schema` with the keyword of `edge` at `site` taken out: a bound's, `uniqueItems`,

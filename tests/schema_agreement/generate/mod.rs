@@ -2,14 +2,15 @@
 //! value drawn from what the oracle read of its schema ([`Schema`]), all the way down.
 //!
 //! Every schema has three generators: [`valid`], a value it must accept, often exactly at an
-//! edge; [`first_out`], a value valid but for one edge, just past it (what the tally needs
-//! rejected for that edge alone); and [`candidate`], what a change puts in place of a valid
-//! value: valid, near an edge in every way the kind has (at, inside and past bounds, near
-//! misses of names, patterns and choices, duplicates, nested problems), past one edge, or of a
-//! wrong JSON type. Objects, the arguments object itself included, are changed the same way:
+//! edge; [`first_out`], a value valid but for one edge, just past it, or for a format a near
+//! miss of it (what the tally needs rejected for that edge or format alone); and
+//! [`candidate`], what a change puts in place of a valid value: valid, near an edge in every
+//! way the kind has (at, inside and past bounds, near misses of names, patterns, choices and
+//! formats, duplicates, nested problems), past one edge, or of a wrong JSON type. Objects, the arguments object itself included, are changed the same way:
 //! a field set to a candidate, left out, `null`, or an undeclared name added.
 
 mod collections;
+mod formats;
 mod numbers;
 mod others;
 mod patterns;
@@ -26,6 +27,8 @@ use serde_json::Value;
 use crate::json::Object;
 use crate::schema::{Kind, Property, Schema};
 use others::wrong_type;
+
+pub use formats::{format_near, format_valid, no_a_labels};
 
 /// Argument objects for the tool whose root schema is `root`: a valid object (optional
 /// arguments sometimes left out), then zero to three changes; three objects in ten have none.
@@ -44,6 +47,9 @@ pub fn valid(schema: &Schema) -> BoxedStrategy<Value> {
     match &schema.kind {
         Kind::String(text) => scalars::text_valid(text),
         Kind::Uuid => scalars::uuid_valid().prop_map(Value::String).boxed(),
+        Kind::Format(format) => formats::format_valid(*format)
+            .prop_map(Value::String)
+            .boxed(),
         Kind::Choice(values) => select(values.clone()).prop_map(Value::String).boxed(),
         Kind::Boolean => any::<bool>().prop_map(Value::Bool).boxed(),
         Kind::Integer(_) => numbers::integer_valid(schema),
@@ -61,6 +67,9 @@ pub fn candidate(schema: &Schema) -> BoxedStrategy<Value> {
     let near = match &schema.kind {
         Kind::String(text) => scalars::text_near(text),
         Kind::Uuid => scalars::uuid_candidate().prop_map(Value::String).boxed(),
+        Kind::Format(format) => formats::format_near(*format)
+            .prop_map(Value::String)
+            .boxed(),
         Kind::Choice(values) => scalars::choice_near(values),
         Kind::Boolean => any::<bool>().prop_map(Value::Bool).boxed(),
         Kind::Integer(_) => numbers::integer_near_bounds(schema),
@@ -80,11 +89,13 @@ pub fn candidate(schema: &Schema) -> BoxedStrategy<Value> {
 }
 
 /// A value valid but for one of `schema`'s edges, or one inside it, just past it, each edge as
-/// likely as another (see [`edges_in`]); `None` for a schema with no edges anywhere (a boolean,
-/// a UUID, free-form JSON).
+/// likely as another (see [`edges_in`]); for a format (which has no edge: any string is as near
+/// its rule as another), its near misses, most of which it refuses; `None` for a schema with
+/// neither anywhere (a boolean, a UUID, free-form JSON).
 pub fn first_out(schema: &Schema) -> Option<BoxedStrategy<Value>> {
     match &schema.kind {
         Kind::String(text) => scalars::text_first_out(text),
+        Kind::Format(format) => Some(format_near(*format).prop_map(Value::String).boxed()),
         Kind::Choice(values) => scalars::choice_first_out(values),
         Kind::Integer(_) | Kind::Float(..) => numbers::number_first_out(schema),
         Kind::List(list) => collections::list_first_out(list),
@@ -94,11 +105,14 @@ pub fn first_out(schema: &Schema) -> Option<BoxedStrategy<Value>> {
     }
 }
 
-/// How many edges `schema` and the schemas inside it have: the weight of its first values out
-/// among its siblings', so that an edge deep inside is as likely to be tried alone as one at
-/// the top.
+/// How many edges `schema` and the schemas inside it have, a format counting as one: the
+/// weight of its first values out among its siblings', so that an edge or a format deep inside
+/// is as likely to be tried alone as one at the top.
 fn edges_in(schema: &Schema) -> u32 {
-    let edges: usize = schema.all().iter().map(|schema| schema.edges.len()).sum();
+    let format = |schema: &Schema| usize::from(matches!(schema.kind, Kind::Format(_)));
+    let edges: usize = (schema.all().iter())
+        .map(|schema| schema.edges.len() + format(schema))
+        .sum();
     u32::try_from(edges).unwrap_or(u32::MAX)
 }
 

@@ -199,7 +199,7 @@ impl Schema {
                 .map(|property| Edge::Required(property.name.clone()))
                 .chain([Edge::Closed])
                 .collect(),
-            Kind::Uuid | Kind::Boolean | Kind::Any(_) => Vec::new(),
+            Kind::Uuid | Kind::Format(_) | Kind::Boolean | Kind::Any(_) => Vec::new(),
         }
     }
 }

@@ -53,6 +53,8 @@ pub enum Kind {
     String(Text),
     /// `"type": "string", "format": "uuid"`.
     Uuid,
+    /// `"type": "string"` with one of the other formats the toolkit publishes, and no other rule.
+    Format(Format),
     /// `"type": "string", "enum": [...]`: its values.
     Choice(Vec<String>),
     Boolean,
@@ -69,6 +71,38 @@ pub enum Kind {
     /// No type: any JSON value, nested at most this many arrays and objects deep, as its
     /// description says (JSON Schema has no keyword for it).
     Any(usize),
+}
+
+/// A string format other than `uuid`, as JSON Schema (draft 2020-12) names it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Format {
+    /// `uri`: RFC 3986's `URI`, a scheme and the rest.
+    Uri,
+    /// `date`: RFC 3339's `full-date`.
+    Date,
+    /// `date-time`: RFC 3339's `date-time`, with its offset.
+    DateTime,
+    /// `email`: RFC 5321's `Mailbox`.
+    Email,
+}
+
+impl Format {
+    /// The format as the schema names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Uri => "uri",
+            Format::Date => "date",
+            Format::DateTime => "date-time",
+            Format::Email => "email",
+        }
+    }
+
+    /// The format the schema names `name`, if this test knows it.
+    pub fn named(name: &str) -> Option<Format> {
+        [Format::Uri, Format::Date, Format::DateTime, Format::Email]
+            .into_iter()
+            .find(|format| format.name() == name)
+    }
 }
 
 /// A string's rules.
@@ -182,6 +216,32 @@ impl Schema {
                 for property in properties {
                     if let Some(value) = object.get(&property.name).filter(|v| !v.is_null()) {
                         property.schema.visit(value, visit);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Calls `visit` with each schema in this one and each value at it in `value`, as
+    /// [`Schema::visit`] does, each value given to change.
+    pub fn visit_mut(&self, value: &mut Value, visit: &mut impl FnMut(&Schema, &mut Value)) {
+        visit(self, value);
+        match (&self.kind, value) {
+            (Kind::List(list), Value::Array(items)) => {
+                for item in items {
+                    list.items.visit_mut(item, visit);
+                }
+            }
+            (Kind::Map(entries), Value::Object(object)) => {
+                for value in object.values_mut() {
+                    entries.values.visit_mut(value, visit);
+                }
+            }
+            (Kind::Object(properties), Value::Object(object)) => {
+                for property in properties {
+                    if let Some(value) = object.get_mut(&property.name).filter(|v| !v.is_null()) {
+                        property.schema.visit_mut(value, visit);
                     }
                 }
             }

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::edges::{Bound, Limit, Measure, Side};
-use super::{Entries, Kind, List, Precision, Property, Schema, Text};
+use super::{Entries, Format, Kind, List, Precision, Property, Schema, Text};
 use crate::json::integral;
 
 /// Reads the schema `json` found at `pointer` (where values sit at `path`), numbering it and
@@ -89,7 +89,7 @@ fn count(keywords: &Map<String, Value>, key: &str, path: &str) -> Option<u64> {
     })
 }
 
-/// A string, a UUID or a choice.
+/// A string, a UUID or another format, or a choice.
 fn read_string(keywords: &Map<String, Value>, path: &str) -> Kind {
     if let Some(values) = keywords.get("enum") {
         let values = (values.as_array())
@@ -110,15 +110,21 @@ fn read_string(keywords: &Map<String, Value>, path: &str) -> Kind {
                 .unwrap_or_else(|| panic!("{path}: pattern is {pattern}"))
         }),
     };
-    match keywords.get("format") {
-        None => Kind::String(text),
-        Some(format) if format == "uuid" => {
-            let plain = text.min_length.is_none() && text.max_length.is_none();
-            assert!(plain && text.pattern.is_none(), "{path}: rules on a UUID");
-            Kind::Uuid
-        }
-        Some(other) => panic!("{path}: this test does not know the format {other}"),
-    }
+    let Some(format) = keywords.get("format") else {
+        return Kind::String(text);
+    };
+    let plain = text.min_length.is_none() && text.max_length.is_none() && text.pattern.is_none();
+    let kind = match format.as_str() {
+        Some("uuid") => Kind::Uuid,
+        Some(name) => Kind::Format(
+            Format::named(name)
+                .unwrap_or_else(|| panic!("{path}: this test does not know the format {format}")),
+        ),
+        None => panic!("{path}: format is {format}"),
+    };
+    // The generators and the expectations know a format alone, not beside a length or pattern.
+    assert!(plain, "{path}: rules beside format {format}");
+    kind
 }
 
 /// An integer or a number, with its bounds; an `f32` told from an `f64` by its range.
