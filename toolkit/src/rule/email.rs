@@ -8,6 +8,7 @@
 //! at most 63 characters, at most 253 in all) or an IPv4 or `IPv6:` address in brackets. An
 //! empty quoted local part (`""@example.com`), which RFC 5321 allows, is let in too.
 
+use std::borrow::Cow;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use email_address::{EmailAddress, Options};
@@ -51,13 +52,13 @@ fn is_address(text: &str) -> bool {
     };
     // `email_address` refuses an empty quoted local part; any other is read alike.
     let address = match text.strip_prefix("\"\"@") {
-        Some(domain) => format!("\"a\"@{domain}"),
-        None => text.to_owned(),
+        Some(domain) => Cow::Owned(format!("\"a\"@{domain}")),
+        None => Cow::Borrowed(text),
     };
     // Even without display text allowed, it reads ` <ada@example.com>` as the address in the
     // brackets: an address is only what it reads as the whole text.
     EmailAddress::parse_with_options(&address, options)
-        .is_ok_and(|parsed| parsed.email() == address && is_domain(parsed.domain()))
+        .is_ok_and(|parsed| parsed.email() == address.as_ref() && is_domain(parsed.domain()))
 }
 
 /// Whether `domain` is a host name, or an IPv4 or tagged IPv6 address in brackets.
