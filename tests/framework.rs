@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use toolkit::{Entity, Exists, Run, Tool, ToolError, Toolbox, Uuid};
+use toolkit::{Context, Entity, Exists, Run, Tool, ToolError, Toolbox, Uuid};
 
 const MOVIE: Uuid = Uuid::from_u128(0x3f2504e0_4f89_11d3_9a0c_0305e82c3301);
 const AUTHOR: Uuid = Uuid::from_u128(0xa1a1a1a1_0000_4000_8000_000000000001);
@@ -98,7 +98,7 @@ pub struct Search {
 }
 
 impl Run<Db> for Search {
-    async fn run(self, _db: &Db) -> Result<Echo, ToolError> {
+    async fn run(self, _db: &Db, _context: &Context) -> Result<Echo, ToolError> {
         Ok(Echo {
             arguments: json!([self.query, self.offset, self.limit, self.include_reviews]),
         })
@@ -121,7 +121,7 @@ pub struct WriteReview {
 }
 
 impl Run<Db> for WriteReview {
-    async fn run(self, _db: &Db) -> Result<Echo, ToolError> {
+    async fn run(self, _db: &Db, _context: &Context) -> Result<Echo, ToolError> {
         if self.review_id.is_some() && self.movie_id.is_some_and(|id| id != MOVIE) {
             return Err(ToolError::invalid::<Self>(
                 "movie_id",
@@ -146,7 +146,7 @@ pub struct List {
 }
 
 impl Run<Db> for List {
-    async fn run(self, _db: &Db) -> Result<Echo, ToolError> {
+    async fn run(self, _db: &Db, _context: &Context) -> Result<Echo, ToolError> {
         Ok(Echo {
             arguments: json!([self.movie_id, self.review_id]),
         })
@@ -167,7 +167,7 @@ pub struct Rate {
 impl Run<Db> for Rate {
     const CHECKS_EXISTENCE: bool = true;
 
-    async fn run(self, _db: &Db) -> Result<Echo, ToolError> {
+    async fn run(self, _db: &Db, _context: &Context) -> Result<Echo, ToolError> {
         // As a write that inserts nothing when either row is missing.
         if ![MOVIE, OTHER_MOVIE].contains(&self.movie_id) || self.author_id != AUTHOR {
             return Err(ToolError::Missing);
@@ -188,7 +188,7 @@ pub struct Confused {
 }
 
 impl Run<Db> for Confused {
-    async fn run(self, _db: &Db) -> Result<Echo, ToolError> {
+    async fn run(self, _db: &Db, _context: &Context) -> Result<Echo, ToolError> {
         Err(ToolError::Missing)
     }
 }
@@ -200,7 +200,7 @@ impl Run<Db> for Confused {
 pub struct Nothing;
 
 impl Run<Db> for Nothing {
-    async fn run(self, _db: &Db) -> Result<Echo, ToolError> {
+    async fn run(self, _db: &Db, _context: &Context) -> Result<Echo, ToolError> {
         Ok(Echo {
             arguments: json!([]),
         })
@@ -660,7 +660,7 @@ async fn success_is_compact_json_text_equal_to_structured_content() {
 pub struct SearchAgain;
 
 impl Run<Db> for SearchAgain {
-    async fn run(self, _db: &Db) -> Result<Echo, ToolError> {
+    async fn run(self, _db: &Db, _context: &Context) -> Result<Echo, ToolError> {
         Ok(Echo {
             arguments: json!([]),
         })
@@ -674,7 +674,7 @@ impl Run<Db> for SearchAgain {
 pub struct Count;
 
 impl Run<Db> for Count {
-    async fn run(self, _db: &Db) -> Result<u32, ToolError> {
+    async fn run(self, _db: &Db, _context: &Context) -> Result<u32, ToolError> {
         Ok(1)
     }
 }

@@ -12,7 +12,7 @@ use rmcp::service::{RequestContext, ServiceError};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use test_support::in_process::connect;
-use toolkit::{Entity, Exists, Run, Tool, ToolError, Toolbox, Uuid};
+use toolkit::{Context, Entity, Exists, Run, Tool, ToolError, Toolbox, Uuid};
 
 const MOVIE: Uuid = Uuid::from_u128(0x3f2504e0_4f89_11d3_9a0c_0305e82c3301);
 
@@ -65,7 +65,7 @@ pub struct MoviesSearch {
 }
 
 impl Run<Catalog> for MoviesSearch {
-    async fn run(self, _catalog: &Catalog) -> Result<Page, ToolError> {
+    async fn run(self, _catalog: &Catalog, _context: &Context) -> Result<Page, ToolError> {
         let title = self.query.unwrap_or_default();
         let items = (self.offset..self.offset + self.limit.min(2))
             .map(|_| Title {
@@ -102,7 +102,7 @@ pub struct ReviewsDelete {
 }
 
 impl Run<Catalog> for ReviewsDelete {
-    async fn run(self, _catalog: &Catalog) -> Result<Deleted, ToolError> {
+    async fn run(self, _catalog: &Catalog, _context: &Context) -> Result<Deleted, ToolError> {
         Ok(Deleted {
             review_id: self.review_id,
             deleted: true,

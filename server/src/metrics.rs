@@ -28,13 +28,15 @@ pub struct Metrics {
     database_connections: Family<DatabaseLabels, Gauge>,
 }
 
-/// How a tool call ended, as its answer says: the four kinds of answer a client can get.
+/// How a tool call ended, as its answer says: the five kinds of answer a client can get.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
 pub enum Outcome {
     ok,
     validation,
     not_found,
+    /// Stopped: the client cancelled or went away, or the server was shutting down.
+    cancelled,
     unexpected,
 }
 

@@ -207,6 +207,8 @@ fn outcome(result: &CallToolResult) -> Outcome {
         Outcome::validation
     } else if text.starts_with("Not Found:") {
         Outcome::not_found
+    } else if text.starts_with("Cancelled:") {
+        Outcome::cancelled
     } else {
         Outcome::unexpected
     }

@@ -24,7 +24,8 @@ use std::future::Future;
 use std::time::Duration;
 
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
+    ClientJsonRpcMessage, ClientNotification, GetExtensions, JsonRpcMessage, RequestId,
+    ServerJsonRpcMessage,
 };
 use rmcp::service::ServerInitializeError;
 use rmcp::transport::Transport;
@@ -164,9 +165,11 @@ impl Reader {
             () = drain_deadline(&signalled) => {
                 tracing::warn!(
                     unanswered = self.in_flight.count(),
-                    "stopped waiting for answers {} s after the signal; stdout is not being read",
+                    "stopped waiting for answers {} s after the signal; the calls still \
+                     running are cancelled",
                     SHUTDOWN_DRAIN.as_secs()
                 );
+                self.in_flight.cancel_all();
             }
         }
     }
@@ -226,13 +229,17 @@ impl Reader {
         self.in_flight.all_answered().await;
     }
 
-    /// Hands one message to rmcp: a request once it has a slot (see [`in_flight`]); a
-    /// cancellation is kept here instead. False once nothing more can be delivered.
-    async fn forward(&mut self, message: ClientJsonRpcMessage) -> bool {
-        match &message {
+    /// Hands one message to rmcp: a request once it has a slot (see [`in_flight`]), with the
+    /// token that cancels its call; a cancellation is kept here instead, and cancels that
+    /// token. False once nothing more can be delivered.
+    async fn forward(&mut self, mut message: ClientJsonRpcMessage) -> bool {
+        match &mut message {
             JsonRpcMessage::Request(request) => {
                 match self.in_flight.start(request.id.clone()).await {
-                    Ok(()) => {}
+                    Ok(token) => {
+                        let cancellation = toolkit::Cancellation(token);
+                        request.request.extensions_mut().insert(cancellation);
+                    }
                     Err(NotStarted::Closed) => return false,
                     Err(NotStarted::DuplicateId) => {
                         let id = Some(request.id.clone().into_json_value());

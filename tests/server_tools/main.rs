@@ -55,6 +55,7 @@ mod client;
 mod fixture;
 
 mod authors_search;
+mod cancellation;
 mod movies_get;
 mod movies_search;
 mod paging;

@@ -25,6 +25,10 @@ pub enum ToolError {
     /// say which: the toolkit checks the `exists` arguments in argument order and answers with
     /// the first miss as `Not Found` (see [`Run::CHECKS_EXISTENCE`](crate::Run::CHECKS_EXISTENCE)).
     Missing,
+    /// The call was cancelled ([`Context::cancelled`](crate::Context::cancelled)):
+    /// `Cancelled: …`. The toolkit answers a call this way when it stops a cancelled `run`; a
+    /// tool that notices the cancellation itself (between two files, say) returns it too.
+    Cancelled,
     /// Anything else. The client sees only `Error: Something unexpected happened.` and a
     /// reference; the cause goes to the log under the same reference.
     Unexpected(Box<dyn std::error::Error + Send + Sync>),
@@ -66,10 +70,15 @@ impl fmt::Display for ToolError {
                 listed_by,
             } => f.write_str(&not_found_message(entity, *id, listed_by)),
             ToolError::Missing => f.write_str("an id the tool was given names nothing"),
+            ToolError::Cancelled => f.write_str(CANCELLED),
             ToolError::Unexpected(cause) => write!(f, "unexpected failure: {cause}"),
         }
     }
 }
+
+/// What a cancelled call answers, if anyone still listens: over stdio MCP asks for no answer
+/// to a request the client cancelled, and over HTTP the client has gone.
+const CANCELLED: &str = "Cancelled: the call was stopped before it finished.";
 
 /// Any error (a database error, say) converts into an unexpected failure, so handlers can use `?`.
 impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {

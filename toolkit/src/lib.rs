@@ -9,7 +9,7 @@
 //! assembles a server's tools into one rmcp router.
 //!
 //! ```
-//! use toolkit::{Run, Tool, ToolError, Toolbox};
+//! use toolkit::{Context, Run, Tool, ToolError, Toolbox};
 //!
 //! /// What `greet` returns.
 //! #[derive(serde::Serialize, schemars::JsonSchema)]
@@ -32,7 +32,7 @@
 //! pub struct State;
 //!
 //! impl Run<State> for Greet {
-//!     async fn run(self, _state: &State) -> Result<Greeting, ToolError> {
+//!     async fn run(self, _state: &State, _context: &Context) -> Result<Greeting, ToolError> {
 //!         Ok(Greeting { text: format!("Hello, {}!", self.name) })
 //!     }
 //! }
@@ -71,6 +71,7 @@ struct FrameworkGuideDoctests;
 struct ReadmeDoctests;
 
 pub mod arg;
+mod context;
 mod error;
 mod read;
 mod route;
@@ -83,11 +84,16 @@ mod trace;
 use std::future::Future;
 
 pub use arg::{Arg, Args, Choice};
+pub use context::{Caller, Cancellation, Context, PROGRESS_INTERVAL};
 pub use error::{Labels, ToolError, Violation, Violations};
-pub use route::{ToolSpecs, Toolbox, ToolboxError, call, definition, route, unreadable_call};
+pub use route::{
+    ToolSpecs, Toolbox, ToolboxError, call, call_with, definition, route, unreadable_call,
+};
 pub use schema::{OutputSchemaError, input_schema, output_schema};
 pub use selection::Selection;
 pub use spec::{ArgSpec, DefaultValue, Hints, Presence, ToolSpec};
+/// The token a [`Cancellation`] carries, and [`Context::cancelled_by`] takes.
+pub use tokio_util::sync::CancellationToken;
 pub use tool_macros::{Args, Choice, Tool};
 pub use uuid::Uuid;
 
@@ -134,13 +140,23 @@ pub trait Run<S>: Tool + __private::References<S> {
     /// Checks rules that only the tool can see, with the state (a database lookup, say), once
     /// the declared rules pass and before any `exists` check, so such a broken rule is reported
     /// as `Validation Failed` ahead of a `Not Found`. None by default.
-    fn check(&self, state: &S) -> impl Future<Output = Result<(), ToolError>> + Send {
-        let _ = state;
+    fn check(
+        &self,
+        state: &S,
+        context: &Context,
+    ) -> impl Future<Output = Result<(), ToolError>> + Send {
+        let _ = (state, context);
         async { Ok(()) }
     }
 
-    /// Runs the tool.
-    fn run(self, state: &S) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
+    /// Runs the tool. `context` is the call's: who calls, progress, cancellation. A cancelled
+    /// call's `run` is dropped at its next `.await`, so whatever it holds (a transaction, say)
+    /// is dropped with it.
+    fn run(
+        self,
+        state: &S,
+        context: &Context,
+    ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
 }
 
 /// A kind of thing that arguments refer to by id (`#[arg(exists = Movie)]`), declared once for

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::arg::json_type;
 use crate::schema::{OutputSchemaError, input_schema, output_schema};
-use crate::{Labels, Run, Tool, ToolError, ToolSpec, Violations};
+use crate::{Context, Labels, Run, Tool, ToolError, ToolSpec, Violations};
 
 /// The rmcp description of tool `T`: name, title, description, both schemas and all four hints.
 pub fn definition<T: Tool>() -> Result<rmcp::model::Tool, OutputSchemaError> {
@@ -39,7 +39,8 @@ pub fn definition<T: Tool>() -> Result<rmcp::model::Tool, OutputSchemaError> {
 }
 
 /// Runs one call of tool `T` on `state` and encodes the outcome as a tool result. Every failure
-/// is an `isError` result; nothing here is a protocol error.
+/// is an `isError` result; nothing here is a protocol error. The tool runs with a
+/// [`Context::detached`] context: no caller, no progress, never cancelled.
 ///
 /// A `Validation Failed` message names the arguments by their wire names; a [`Toolbox`] names
 /// them in the style its [`labels`](Toolbox::labels) choose.
@@ -48,37 +49,60 @@ where
     S: Sync,
     T: Run<S>,
 {
-    call_labelled::<S, T>(state, arguments, Labels::WireNames).await
+    call_with::<S, T>(state, arguments, Context::detached()).await
+}
+
+/// [`call`], in `context`: with a caller, say, or cancelled by a token of the test's.
+pub async fn call_with<S, T>(
+    state: &S,
+    arguments: Option<&JsonObject>,
+    context: Context,
+) -> CallToolResult
+where
+    S: Sync,
+    T: Run<S>,
+{
+    call_labelled::<S, T>(state, arguments, Labels::WireNames, context).await
 }
 
 async fn call_labelled<S, T>(
     state: &S,
     arguments: Option<&JsonObject>,
     labels: Labels,
+    context: Context,
 ) -> CallToolResult
 where
     S: Sync,
     T: Run<S>,
 {
     let started = Instant::now();
-    let outcome = run::<S, T>(state, arguments).await;
+    // A cancelled call is dropped where it waits: whatever it holds is dropped with it.
+    let outcome = tokio::select! {
+        biased;
+        () = context.cancelled() => Err(ToolError::Cancelled),
+        outcome = run::<S, T>(state, arguments, &context) => outcome,
+    };
     let result = encode(T::SPEC.name, outcome, labels);
     tracing::debug!(tool = T::SPEC.name, elapsed = ?started.elapsed(), "tool call");
     result
 }
 
-async fn run<S, T>(state: &S, arguments: Option<&JsonObject>) -> Result<T::Output, ToolError>
+async fn run<S, T>(
+    state: &S,
+    arguments: Option<&JsonObject>,
+    context: &Context,
+) -> Result<T::Output, ToolError>
 where
     S: Sync,
     T: Run<S>,
 {
     let tool = crate::parse::<T>(arguments)?;
-    tool.check(state).await?;
+    tool.check(state, context).await?;
     let ids = tool.reference_ids();
     if !T::CHECKS_EXISTENCE {
         T::check_references(ids, state).await?;
     }
-    match tool.run(state).await {
+    match tool.run(state, context).await {
         // Also reached when checked first: an id that named something has gone since.
         Err(ToolError::Missing) => {}
         outcome => return outcome,
@@ -218,13 +242,15 @@ where
     S: Send + Sync + 'static,
     T: Run<S>,
 {
+    let mut context = context;
+    let call = Context::of_request(&mut context.request_context);
     // Every log line of the call carries the client's trace id, or a request id.
-    let id = crate::trace::call_id(&context.request_context.meta);
-    let span = tracing::info_span!("call", trace_id = %id);
+    let span = tracing::info_span!("call", trace_id = %call.trace_id());
     Box::pin(
         async move {
+            let arguments = context.arguments.as_ref();
             Ok(
-                call_labelled::<S, T>(context.service, context.arguments.as_ref(), labels)
+                call_labelled::<S, T>(context.service, arguments, labels, call)
                     .await
                     .into(),
             )
@@ -289,7 +315,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     /// }
     /// # struct Server;
     /// # impl toolkit::Run<Server> for Count {
-    /// #     async fn run(self, _: &Server) -> Result<Out, toolkit::ToolError> { Ok(Out {}) }
+    /// #     async fn run(self, _: &Server, _: &toolkit::Context) -> Result<Out, toolkit::ToolError> { Ok(Out {}) }
     /// # }
     /// let router = toolkit::Toolbox::<Server>::new()
     ///     .labels(Labels::Capitalised)
@@ -338,7 +364,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     /// pub struct Write {}
     /// # struct Server;
     /// # impl toolkit::Run<Server> for Write {
-    /// #     async fn run(self, _: &Server) -> Result<Out, toolkit::ToolError> { Ok(Out {}) }
+    /// #     async fn run(self, _: &Server, _: &toolkit::Context) -> Result<Out, toolkit::ToolError> { Ok(Out {}) }
     /// # }
     ///
     /// let specs = toolkit::Toolbox::<Server>::new().tool::<Write>().specs();

@@ -34,10 +34,10 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     /// pub struct Write {}
     /// # struct Server;
     /// # impl toolkit::Run<Server> for Read {
-    /// #     async fn run(self, _: &Server) -> Result<Out, toolkit::ToolError> { Ok(Out {}) }
+    /// #     async fn run(self, _: &Server, _: &toolkit::Context) -> Result<Out, toolkit::ToolError> { Ok(Out {}) }
     /// # }
     /// # impl toolkit::Run<Server> for Write {
-    /// #     async fn run(self, _: &Server) -> Result<Out, toolkit::ToolError> { Ok(Out {}) }
+    /// #     async fn run(self, _: &Server, _: &toolkit::Context) -> Result<Out, toolkit::ToolError> { Ok(Out {}) }
     /// # }
     /// let both = || Toolbox::<Server>::new().tool::<Read>().tool::<Write>();
     /// let read_only = Selection { read_only: true, names: None };

@@ -31,6 +31,9 @@ struct Claims {
     /// the issuer among others, so the type here refuses anything but a string.
     iss: String,
     sub: Option<String>,
+    /// RFC 9068 §2.2: the client the token was issued to; some providers say `azp` instead.
+    client_id: Option<String>,
+    azp: Option<String>,
     /// RFC 8693/9068: space-separated scopes.
     scope: Option<String>,
     /// The array (or, from some providers, space-separated string) others use.
@@ -127,9 +130,17 @@ fn caller(claims: Claims) -> Caller {
         Some(Scp::Text(text)) => scopes.extend(text.split_whitespace().map(str::to_owned)),
         None => {}
     }
-    Caller {
-        id: format!("jwt:{}", claims.sub.as_deref().unwrap_or("?")),
-        scopes,
+    let client_id = claims.client_id.or(claims.azp);
+    // RFC 9068 requires `sub`; a token without one is named by its client, if it has one.
+    let subject = match (claims.sub, &client_id) {
+        (Some(subject), _) => subject,
+        (None, Some(client)) => format!("client:{client}"),
+        (None, None) => "unknown".to_owned(),
+    };
+    let caller = Caller::new(subject, scopes);
+    match client_id {
+        Some(client_id) => caller.with_client_id(client_id),
+        None => caller,
     }
 }
 

@@ -14,22 +14,9 @@ pub mod tokens;
 use jwt::JwtVerifier;
 use tokens::StaticTokens;
 
-/// Who a valid token stands for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Caller {
-    /// A name for logs that reveals nothing of the token: `token:` and the start of its hash,
-    /// or `jwt:` and the token's subject.
-    pub id: String,
-    /// The scopes the token grants.
-    pub scopes: Vec<String>,
-}
-
-impl Caller {
-    /// Whether the token grants `scope`.
-    pub fn has(&self, scope: &str) -> bool {
-        self.scopes.iter().any(|granted| granted == scope)
-    }
-}
+/// Who a valid token stands for, as the tools see it (`Context::caller`). Its subject reveals
+/// nothing of the token: a JWT's `sub`, or `token:` and the start of a static token's hash.
+pub use toolkit::Caller;
 
 /// The ways a token can be accepted; at least one is configured when authentication is on.
 #[derive(Default)]

@@ -119,9 +119,11 @@ impl StaticTokens {
                 found = Some(entry);
             }
         }
-        found.map(|entry| Caller {
-            id: format!("token:{}", hex(&entry.hash[..4])),
-            scopes: entry.scopes.clone(),
+        found.map(|entry| {
+            Caller::new(
+                format!("token:{}", hex(&entry.hash[..4])),
+                entry.scopes.clone(),
+            )
         })
     }
 }

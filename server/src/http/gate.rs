@@ -110,12 +110,16 @@ pub(super) async fn guard(State(gate): State<Arc<Gate>>, request: Request, next:
     carry_trace_context(&parts.headers, &mut message);
     if let Some(caller) = &caller {
         if let Some(missing) = gate.missing_scope(&message, caller) {
-            let caller = &caller.id;
+            let caller = &caller.subject;
             tracing::info!(%caller, needed = missing, "refused a call: the token lacks a scope");
             metrics().refusal(Refusal::insufficient_scope);
             return gate.insufficient_scope(missing);
         }
-        tracing::debug!(caller = %caller.id, "authorized a request");
+        tracing::debug!(caller = %caller.subject, "authorized a request");
+    }
+    // The tools see who calls (`Context::caller`): rmcp hands them the request's parts.
+    if let Some(caller) = caller {
+        parts.extensions.insert(caller);
     }
     let Ok(body) = serde_json::to_vec(&message) else {
         // Encoding a `Value` fails only for a map with non-string keys, which JSON cannot have.
@@ -209,7 +213,7 @@ impl Gate {
         }
         let tool = message.get("params")?.get("name")?.as_str()?;
         let scope = self.specs.get(tool)?.scope?;
-        (!caller.has(scope)).then_some(scope)
+        (!caller.has_scope(scope)).then_some(scope)
     }
 
     /// 401 with the challenge that points to the metadata; `invalid` for a token that was

@@ -5,14 +5,17 @@
 //!
 //! rmcp itself would read on and spawn a task per request however many answers wait to be
 //! written, and it drops the answer to a request the client cancels, which would leave that
-//! request counted forever; so cancellations are handled here instead: the call runs to its end
-//! (no tool watches for cancellation) and its answer is not written, as MCP asks.
+//! request counted forever; so cancellations are handled here instead: each request carries a
+//! token of its own to its call (a `toolkit::Cancellation`), which the client's
+//! `notifications/cancelled` cancels, so the toolkit stops the call; and the answer the call
+//! still gives is not written, as MCP asks.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rmcp::model::RequestId;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
 
 /// Requests read ahead of their answers, at most. A client that keeps more in flight waits for
 /// an answer before its next request is read. The memory the server holds for answers is
@@ -29,7 +32,8 @@ pub(super) struct InFlight {
 struct Request {
     /// Freed when the answer is on stdout (or dropped, for a cancelled request).
     _slot: OwnedSemaphorePermit,
-    cancelled: bool,
+    /// Cancelled when the client cancels the request: its call stops.
+    token: CancellationToken,
 }
 
 /// Why a request could not be counted in.
@@ -48,7 +52,7 @@ pub(super) struct Answered {
 impl Answered {
     /// Whether the client cancelled the request, so that its answer is not to be written.
     pub(super) fn was_cancelled(&self) -> bool {
-        self.request.cancelled
+        self.request.token.is_cancelled()
     }
 }
 
@@ -60,8 +64,9 @@ impl InFlight {
         }
     }
 
-    /// Waits for a free slot, then counts the request `id` in.
-    pub(super) async fn start(&self, id: RequestId) -> Result<(), NotStarted> {
+    /// Waits for a free slot, then counts the request `id` in; the token is cancelled when the
+    /// client cancels the request, or the server stops waiting for its answer.
+    pub(super) async fn start(&self, id: RequestId) -> Result<CancellationToken, NotStarted> {
         if self.requests().contains_key(&id) {
             return Err(NotStarted::DuplicateId);
         }
@@ -69,18 +74,27 @@ impl InFlight {
             .acquire_owned()
             .await
             .map_err(|_| NotStarted::Closed)?;
+        let token = CancellationToken::new();
         let request = Request {
             _slot: slot,
-            cancelled: false,
+            token: token.clone(),
         };
         self.requests().insert(id, request);
-        Ok(())
+        Ok(token)
     }
 
-    /// The client cancelled request `id`: its answer will not be written.
+    /// The client cancelled request `id`: its call stops, and its answer will not be written.
     pub(super) fn cancel(&self, id: &RequestId) {
-        if let Some(request) = self.requests().get_mut(id) {
-            request.cancelled = true;
+        if let Some(request) = self.requests().get(id) {
+            request.token.cancel();
+        }
+    }
+
+    /// The server stops waiting for answers (a signal, then the drain's deadline): every call
+    /// still running stops.
+    pub(super) fn cancel_all(&self) {
+        for request in self.requests().values() {
+            request.token.cancel();
         }
     }
 

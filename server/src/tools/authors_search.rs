@@ -1,6 +1,6 @@
 //! `authors_search`: a page of authors whose name contains a search term.
 
-use toolkit::{Run, Tool, ToolError};
+use toolkit::{Context, Run, Tool, ToolError};
 
 use super::group_reviews;
 use crate::model::{Author, Page};
@@ -35,7 +35,7 @@ pub struct AuthorsSearch {
 }
 
 impl Run<Store> for AuthorsSearch {
-    async fn run(self, store: &Store) -> Result<Page<Author>, ToolError> {
+    async fn run(self, store: &Store, _context: &Context) -> Result<Page<Author>, ToolError> {
         let (rows, reviews) = store
             .search_authors(
                 self.query.as_deref(),

@@ -1,6 +1,6 @@
 //! `movies_get`: one movie with every review.
 
-use toolkit::{Run, Tool, ToolError};
+use toolkit::{Context, Run, Tool, ToolError};
 use uuid::Uuid;
 
 use crate::model::{Movie, Review};
@@ -22,7 +22,7 @@ impl Run<Store> for MoviesGet {
     /// Reading the movie tells whether it exists.
     const CHECKS_EXISTENCE: bool = true;
 
-    async fn run(self, store: &Store) -> Result<Movie, ToolError> {
+    async fn run(self, store: &Store, _context: &Context) -> Result<Movie, ToolError> {
         let Some((movie, reviews)) = store.movie_with_reviews(self.movie_id).await? else {
             return Err(ToolError::Missing);
         };

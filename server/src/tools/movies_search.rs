@@ -1,6 +1,6 @@
 //! `movies_search`: a page of movies whose title contains a search term.
 
-use toolkit::{Run, Tool, ToolError};
+use toolkit::{Context, Run, Tool, ToolError};
 
 use super::group_reviews;
 use crate::model::{Movie, Page};
@@ -34,7 +34,7 @@ pub struct MoviesSearch {
 }
 
 impl Run<Store> for MoviesSearch {
-    async fn run(self, store: &Store) -> Result<Page<Movie>, ToolError> {
+    async fn run(self, store: &Store, _context: &Context) -> Result<Page<Movie>, ToolError> {
         let (rows, reviews) = store
             .search_movies(
                 self.query.as_deref(),

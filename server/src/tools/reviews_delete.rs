@@ -1,6 +1,6 @@
 //! `reviews_delete`: permanently deletes a review.
 
-use toolkit::{Run, Tool, ToolError};
+use toolkit::{Context, Run, Tool, ToolError};
 use uuid::Uuid;
 
 use crate::model::{Deleted, Review};
@@ -24,7 +24,7 @@ impl Run<Store> for ReviewsDelete {
     /// Deleting the review tells whether it existed.
     const CHECKS_EXISTENCE: bool = true;
 
-    async fn run(self, store: &Store) -> Result<Deleted, ToolError> {
+    async fn run(self, store: &Store, _context: &Context) -> Result<Deleted, ToolError> {
         if !store.delete_review(self.review_id).await? {
             return Err(ToolError::Missing);
         }

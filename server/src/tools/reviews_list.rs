@@ -1,6 +1,6 @@
 //! `reviews_list`: a page of reviews, filtered by movie and/or author, or one review by id.
 
-use toolkit::{Run, Tool, ToolError};
+use toolkit::{Context, Run, Tool, ToolError};
 use uuid::Uuid;
 
 use crate::model::{Author, Movie, Page, Review};
@@ -39,7 +39,7 @@ impl Run<Store> for ReviewsList {
     /// Reading the review, or the page with its total, tells whether the ids exist.
     const CHECKS_EXISTENCE: bool = true;
 
-    async fn run(self, store: &Store) -> Result<Page<Review>, ToolError> {
+    async fn run(self, store: &Store, _context: &Context) -> Result<Page<Review>, ToolError> {
         if let Some(id) = self.review_id {
             let Some(review) = store.review(id).await? else {
                 return Err(ToolError::Missing);

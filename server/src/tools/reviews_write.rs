@@ -1,6 +1,6 @@
 //! `reviews_write`: creates a review, or changes the stars of an existing one.
 
-use toolkit::{Run, Tool, ToolError, Violations};
+use toolkit::{Context, Run, Tool, ToolError, Violations};
 use uuid::Uuid;
 
 use crate::model::{Author, Movie, Review};
@@ -37,7 +37,7 @@ impl Run<Store> for ReviewsWrite {
     /// A review keeps its movie and author: passing others with `reviewId` is a broken rule,
     /// reported before any id is looked up (so a `movieId` that names nothing is still "can't
     /// change", not Not Found). A `reviewId` that names nothing is left to its existence check.
-    async fn check(&self, store: &Store) -> Result<(), ToolError> {
+    async fn check(&self, store: &Store, _context: &Context) -> Result<(), ToolError> {
         let Some(review_id) = self.review_id else {
             return Ok(());
         };
@@ -64,7 +64,7 @@ impl Run<Store> for ReviewsWrite {
     /// Each write saves nothing when an id names nothing, and says so.
     const CHECKS_EXISTENCE: bool = true;
 
-    async fn run(self, store: &Store) -> Result<Review, ToolError> {
+    async fn run(self, store: &Store, _context: &Context) -> Result<Review, ToolError> {
         // The declared range, 1 to 5, fits a u8.
         let stars = u8::try_from(self.stars)?;
         let saved = match self.review_id {

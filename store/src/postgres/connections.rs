@@ -130,6 +130,24 @@ impl Connections {
         result
     }
 
+    /// Runs `statement` in a transaction of its own, committed once it succeeds. Dropped
+    /// halfway (the call was cancelled), the connection is closed without a commit, so
+    /// PostgreSQL rolls the transaction back, even a statement that was already running (one
+    /// waiting for a lock, say) when the call stopped.
+    pub(super) async fn write<T>(
+        &self,
+        statement: impl AsyncFnOnce(&mut PgConnection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.run(async |connection| {
+            let mut transaction = sqlx::Connection::begin(connection).await?;
+            // On an error the transaction is dropped, which rolls it back.
+            let value = statement(&mut transaction).await?;
+            transaction.commit().await?;
+            Ok(value)
+        })
+        .await
+    }
+
     /// A connection, when it was opened, and the slot it holds until it is given back or
     /// closed.
     async fn lend(&self) -> Result<(PgConnection, Instant, SemaphorePermit<'_>), StoreError> {

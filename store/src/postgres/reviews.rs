@@ -1,6 +1,7 @@
 //! The `reviews` table: pages in review order, one review by id, and writes. Each write is one
-//! statement in autocommit; the schema's triggers fill a new review's copies and move the counts
-//! in the same transaction.
+//! statement in a transaction of its own, so that a write whose call is cancelled is rolled back
+//! (see `Connections::write`); the schema's triggers fill a new review's copies and move the
+//! counts in the same transaction.
 
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
@@ -118,7 +119,7 @@ impl PostgresStore {
             .bind(i16::from(review.stars));
         let mut saved: Vec<ReviewRow> = self
             .connections
-            .run(async |connection| Ok(query.fetch_all(connection).await?))
+            .write(async |connection| Ok(query.fetch_all(connection).await?))
             .await?;
         Ok(saved.pop())
     }
@@ -135,7 +136,7 @@ impl PostgresStore {
             .bind(i16::from(stars));
         let mut saved: Vec<ReviewRow> = self
             .connections
-            .run(async |connection| Ok(query.fetch_all(connection).await?))
+            .write(async |connection| Ok(query.fetch_all(connection).await?))
             .await?;
         Ok(saved.pop())
     }
@@ -145,7 +146,7 @@ impl PostgresStore {
         let query = sqlx::query("DELETE FROM reviews WHERE id = $1").bind(id);
         let deleted = self
             .connections
-            .run(async |connection| Ok(query.execute(connection).await?))
+            .write(async |connection| Ok(query.execute(connection).await?))
             .await?;
         Ok(deleted.rows_affected() > 0)
     }

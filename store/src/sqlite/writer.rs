@@ -8,7 +8,9 @@
 //! that fails is rolled back to its savepoint and fails alone; its neighbours commit. Each is
 //! answered only after the commit that holds it is durable, or with the commit's error, so
 //! nothing is acknowledged that could still be lost. While one transaction commits, the next
-//! writes queue up, so the busier the server, the more each fsync carries.
+//! writes queue up, so the busier the server, the more each fsync carries. A write whose caller
+//! has stopped waiting (a cancelled call) by the time it has run is rolled back to its
+//! savepoint, or never run; once its transaction is committing, it stands.
 //!
 //! sqlx would hand every statement to a connection thread and its answer back through channels;
 //! here a write crosses threads once each way.
@@ -61,7 +63,8 @@ enum Message {
 type Write = Box<dyn Job>;
 
 trait Job: Send {
-    /// Runs the write on the connection, inside its savepoint; false if it failed.
+    /// Runs the write on the connection, inside its savepoint; false if it failed, or if its
+    /// caller stopped waiting, so that the savepoint is rolled back.
     fn run(&mut self, connection: &Connection) -> bool;
     /// Answers the caller once the transaction is over, as it `ended`.
     fn answer(self: Box<Self>, ended: &Ended<'_>);
@@ -95,6 +98,11 @@ where
         let Some(write) = self.write.take() else {
             return false;
         };
+        // The caller stopped waiting before the write's turn came (its call was cancelled):
+        // nothing is written, as if the write had never been asked for.
+        if self.caller.is_closed() {
+            return false;
+        }
         // A write that panics fails alone, like any failed write: its savepoint is rolled back
         // and the thread goes on writing for everyone else.
         let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| write(connection)))
@@ -104,6 +112,11 @@ where
                     Some("a write to the database panicked".to_owned()),
                 ))
             });
+        // The caller stopped waiting while the write ran: its savepoint is rolled back, so a
+        // cancelled call leaves nothing behind.
+        if self.caller.is_closed() {
+            return false;
+        }
         let succeeded = outcome.is_ok();
         self.outcome = Some(outcome);
         succeeded
@@ -121,8 +134,8 @@ where
             }
             (_, Ended::Closed) => Err(StoreError::Closed),
         };
-        // The caller may have stopped waiting (a cancelled request): the write stands all the
-        // same.
+        // The caller may have stopped waiting since the write ran (a call cancelled while its
+        // transaction committed): the write stands all the same.
         let _ = self.caller.send(answer);
     }
 }

@@ -13,7 +13,7 @@ pub struct Args<T> {
 }
 
 impl<T: Send + 'static> Run<Server> for Args<T> {
-    async fn run(self, _: &Server) -> Result<Out, ToolError> {
+    async fn run(self, _: &Server, _: &toolkit::Context) -> Result<Out, ToolError> {
         Ok(Out {})
     }
 }

@@ -15,7 +15,7 @@ pub struct Count<'a> {
 }
 
 impl Run<Server> for Count<'static> {
-    async fn run(self, _: &Server) -> Result<Found, ToolError> {
+    async fn run(self, _: &Server, _: &toolkit::Context) -> Result<Found, ToolError> {
         Ok(Found { count: self.query.len() as u32 })
     }
 }

@@ -18,7 +18,7 @@ pub struct LeftOut {
 }
 
 impl Run<Server> for LeftOut {
-    async fn run(self, _: &Server) -> Result<Found, ToolError> {
+    async fn run(self, _: &Server, _: &toolkit::Context) -> Result<Found, ToolError> {
         Ok(Found { count: 1 })
     }
 }
@@ -31,7 +31,7 @@ pub struct NotAType {
 }
 
 impl Run<Server> for NotAType {
-    async fn run(self, _: &Server) -> Result<Found, ToolError> {
+    async fn run(self, _: &Server, _: &toolkit::Context) -> Result<Found, ToolError> {
         Ok(Found { count: 1 })
     }
 }
@@ -44,7 +44,7 @@ pub struct Misspelt {
 }
 
 impl Run<Server> for Misspelt {
-    async fn run(self, _: &Server) -> Result<Found, ToolError> {
+    async fn run(self, _: &Server, _: &toolkit::Context) -> Result<Found, ToolError> {
         Ok(Found { count: 1 })
     }
 }
@@ -56,7 +56,7 @@ pub struct NoAttribute {
 }
 
 impl Run<Server> for NoAttribute {
-    async fn run(self, _: &Server) -> Result<Found, ToolError> {
+    async fn run(self, _: &Server, _: &toolkit::Context) -> Result<Found, ToolError> {
         Ok(Found { count: 1 })
     }
 }

@@ -1,4 +1,4 @@
-use toolkit::{Entity, Run, Tool, ToolError, Uuid};
+use toolkit::{Context, Entity, Run, Tool, ToolError, Uuid};
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub struct Out {}
@@ -21,7 +21,7 @@ pub struct MoviesGet {
 pub struct Server;
 
 impl Run<Server> for MoviesGet {
-    async fn run(self, _server: &Server) -> Result<Out, ToolError> {
+    async fn run(self, _server: &Server, _context: &Context) -> Result<Out, ToolError> {
         Ok(Out {})
     }
 }

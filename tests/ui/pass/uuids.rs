@@ -1,6 +1,6 @@
 //! Ids: `Uuid` and `Option<Uuid>`, existence checks, "required unless" and "ignored with",
 //! a custom message, and a state that can check every entity referred to.
-use toolkit::{Entity, Exists, Presence, Run, Tool, ToolError, Uuid};
+use toolkit::{Context, Entity, Exists, Presence, Run, Tool, ToolError, Uuid};
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub struct Out {}
@@ -47,7 +47,7 @@ impl Exists<Review> for Server {
 }
 
 impl Run<Server> for Ids {
-    async fn run(self, _server: &Server) -> Result<Out, ToolError> {
+    async fn run(self, _server: &Server, _context: &Context) -> Result<Out, ToolError> {
         Ok(Out {})
     }
 }

@@ -1,6 +1,6 @@
 //! `create_directory`: makes a directory, and any missing above it.
 
-use toolkit::{Run, Tool, ToolError};
+use toolkit::{Context, Run, Tool, ToolError};
 
 use super::refused;
 use crate::sandbox::{Refusal, Sandbox};
@@ -24,7 +24,7 @@ pub struct CreateDirectory {
 }
 
 impl Run<Sandbox> for CreateDirectory {
-    async fn run(self, sandbox: &Sandbox) -> Result<Created, ToolError> {
+    async fn run(self, sandbox: &Sandbox, _context: &Context) -> Result<Created, ToolError> {
         // Each directory is made inside the sandbox checked so far, so that no step can be a
         // link that leads out.
         let mut made = sandbox.root().to_path_buf();

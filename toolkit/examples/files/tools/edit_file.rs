@@ -1,7 +1,7 @@
 //! `edit_file`: replaces pieces of a text file, one edit after another, and shows what changed;
 //! with `dryRun`, only shows it.
 
-use toolkit::{Args, Run, Tool, ToolError, Violations};
+use toolkit::{Args, Context, Run, Tool, ToolError, Violations};
 
 use super::{read_text, refused};
 use crate::sandbox::Sandbox;
@@ -45,7 +45,7 @@ pub struct EditFile {
 }
 
 impl Run<Sandbox> for EditFile {
-    async fn run(self, sandbox: &Sandbox) -> Result<Edited, ToolError> {
+    async fn run(self, sandbox: &Sandbox, _context: &Context) -> Result<Edited, ToolError> {
         let (path, mut text) = read_text::<Self>(sandbox, "path", &self.path).await?;
         let mut diff = String::new();
         let mut missing = Violations::default();

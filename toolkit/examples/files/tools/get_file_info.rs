@@ -2,7 +2,7 @@
 
 use std::time::UNIX_EPOCH;
 
-use toolkit::{Run, Tool, ToolError};
+use toolkit::{Context, Run, Tool, ToolError};
 
 use super::list_directory::Kind;
 use super::refused;
@@ -36,7 +36,7 @@ pub struct GetFileInfo {
 }
 
 impl Run<Sandbox> for GetFileInfo {
-    async fn run(self, sandbox: &Sandbox) -> Result<Info, ToolError> {
+    async fn run(self, sandbox: &Sandbox, _context: &Context) -> Result<Info, ToolError> {
         let path = sandbox
             .existing(&self.path)
             .map_err(|refusal| refused::<Self>("path", refusal))?;

@@ -1,6 +1,6 @@
 //! `list_allowed_directories`: the directory the server serves.
 
-use toolkit::{Run, Tool, ToolError};
+use toolkit::{Context, Run, Tool, ToolError};
 
 use crate::sandbox::Sandbox;
 
@@ -19,7 +19,7 @@ pub struct Allowed {
 pub struct ListAllowedDirectories {}
 
 impl Run<Sandbox> for ListAllowedDirectories {
-    async fn run(self, sandbox: &Sandbox) -> Result<Allowed, ToolError> {
+    async fn run(self, sandbox: &Sandbox, _context: &Context) -> Result<Allowed, ToolError> {
         Ok(Allowed {
             directories: vec![sandbox.root().to_string_lossy().into_owned()],
         })

@@ -1,6 +1,6 @@
 //! `list_directory`: the entries of a directory, by name or by size.
 
-use toolkit::{Choice, Run, Tool, ToolError};
+use toolkit::{Choice, Context, Run, Tool, ToolError};
 
 use super::refused;
 use crate::sandbox::Sandbox;
@@ -57,7 +57,7 @@ pub struct ListDirectory {
 }
 
 impl Run<Sandbox> for ListDirectory {
-    async fn run(self, sandbox: &Sandbox) -> Result<Listing, ToolError> {
+    async fn run(self, sandbox: &Sandbox, _context: &Context) -> Result<Listing, ToolError> {
         let path = sandbox
             .existing(&self.path)
             .map_err(|refusal| refused::<Self>("path", refusal))?;

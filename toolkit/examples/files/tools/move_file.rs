@@ -1,6 +1,6 @@
 //! `move_file`: moves or renames a file or directory, never over an existing one.
 
-use toolkit::{Run, Tool, ToolError};
+use toolkit::{Context, Run, Tool, ToolError};
 
 use super::refused;
 use crate::sandbox::Sandbox;
@@ -28,7 +28,7 @@ pub struct MoveFile {
 }
 
 impl Run<Sandbox> for MoveFile {
-    async fn run(self, sandbox: &Sandbox) -> Result<Moved, ToolError> {
+    async fn run(self, sandbox: &Sandbox, _context: &Context) -> Result<Moved, ToolError> {
         let from = sandbox
             .existing(&self.source)
             .map_err(|refusal| refused::<Self>("source", refusal))?;

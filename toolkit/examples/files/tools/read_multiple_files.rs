@@ -1,7 +1,7 @@
 //! `read_multiple_files`: several text files at once; one that cannot be read is reported in
 //! its place, and the others are still returned.
 
-use toolkit::{Run, Tool, ToolError};
+use toolkit::{Context, Run, Tool, ToolError};
 
 use crate::sandbox::Sandbox;
 
@@ -37,7 +37,7 @@ pub struct ReadMultipleFiles {
 }
 
 impl Run<Sandbox> for ReadMultipleFiles {
-    async fn run(self, sandbox: &Sandbox) -> Result<Files, ToolError> {
+    async fn run(self, sandbox: &Sandbox, _context: &Context) -> Result<Files, ToolError> {
         let mut files = Vec::with_capacity(self.paths.len());
         for path in self.paths {
             let read = match sandbox.existing(&path) {

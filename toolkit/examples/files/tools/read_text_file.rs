@@ -1,6 +1,6 @@
 //! `read_text_file`: a text file's contents, or its first or last lines.
 
-use toolkit::{Run, Tool, ToolError};
+use toolkit::{Context, Run, Tool, ToolError};
 
 use super::read_text;
 use crate::sandbox::Sandbox;
@@ -30,7 +30,7 @@ pub struct ReadTextFile {
 }
 
 impl Run<Sandbox> for ReadTextFile {
-    async fn check(&self, _sandbox: &Sandbox) -> Result<(), ToolError> {
+    async fn check(&self, _sandbox: &Sandbox, _context: &Context) -> Result<(), ToolError> {
         if self.head.is_some() && self.tail.is_some() {
             return Err(ToolError::invalid::<Self>(
                 "tail",
@@ -40,7 +40,7 @@ impl Run<Sandbox> for ReadTextFile {
         Ok(())
     }
 
-    async fn run(self, sandbox: &Sandbox) -> Result<TextFile, ToolError> {
+    async fn run(self, sandbox: &Sandbox, _context: &Context) -> Result<TextFile, ToolError> {
         let (_, text) = read_text::<Self>(sandbox, "path", &self.path).await?;
         let content = match (self.head, self.tail) {
             (Some(head), _) => text.split_inclusive('\n').take(head as usize).collect(),

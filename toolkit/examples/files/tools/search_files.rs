@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use toolkit::{Run, Tool, ToolError};
+use toolkit::{Context, Run, Tool, ToolError};
 
 use super::refused;
 use crate::sandbox::Sandbox;
@@ -46,7 +46,7 @@ pub struct SearchFiles {
 }
 
 impl Run<Sandbox> for SearchFiles {
-    async fn run(self, sandbox: &Sandbox) -> Result<Found, ToolError> {
+    async fn run(self, sandbox: &Sandbox, _context: &Context) -> Result<Found, ToolError> {
         let start = sandbox
             .existing(&self.path)
             .map_err(|refusal| refused::<Self>("path", refusal))?;

@@ -1,6 +1,6 @@
 //! `write_file`: creates a file, or replaces one's contents.
 
-use toolkit::{Run, Tool, ToolError};
+use toolkit::{Context, Run, Tool, ToolError};
 
 use super::refused;
 use crate::sandbox::Sandbox;
@@ -28,7 +28,7 @@ pub struct WriteFile {
 }
 
 impl Run<Sandbox> for WriteFile {
-    async fn run(self, sandbox: &Sandbox) -> Result<Written, ToolError> {
+    async fn run(self, sandbox: &Sandbox, _context: &Context) -> Result<Written, ToolError> {
         let path = sandbox
             .new_entry(&self.path)
             .map_err(|refusal| refused::<Self>("path", refusal))?;

@@ -1,0 +1,223 @@
+//! What a tool's `run` and `check` see of their call beyond the arguments and the state: who is
+//! calling, a way to report progress, and whether the client has given up.
+//!
+//! The toolkit builds one [`Context`] per call from rmcp's request context. A transport tells
+//! it more by putting values in the request's extensions: the HTTP server a [`Caller`], a
+//! transport that reads `notifications/cancelled` itself a [`Cancellation`].
+
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use rmcp::RoleServer;
+use rmcp::model::MetaObject;
+use rmcp::model::{Extensions, ProgressNotificationParam, ProgressToken};
+use rmcp::service::{Peer, RequestContext};
+use tokio_util::sync::CancellationToken;
+
+/// The least time between two progress notifications of one call. A tool may report as often
+/// as it likes; the notifications in between are left out, except the one that reports the
+/// work done.
+pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
+
+/// Who is calling: what the HTTP server read from the caller's token. Over stdio there is no
+/// token, and so no caller: the user who started the server is the only one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Caller {
+    /// Who the token stands for: a JWT's `sub`, or a name the server gives a static token.
+    pub subject: String,
+    /// The scopes the token grants.
+    pub scopes: Vec<String>,
+    /// The OAuth client the token was issued to (a JWT's `client_id` or `azp`), if it says.
+    pub client_id: Option<String>,
+}
+
+impl Caller {
+    /// A caller with these scopes and no client id.
+    pub fn new(subject: impl Into<String>, scopes: Vec<String>) -> Caller {
+        Caller {
+            subject: subject.into(),
+            scopes,
+            client_id: None,
+        }
+    }
+
+    /// The same caller, naming the client its token was issued to.
+    pub fn with_client_id(mut self, client_id: impl Into<String>) -> Caller {
+        self.client_id = Some(client_id.into());
+        self
+    }
+
+    /// Whether the token grants `scope`.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes.iter().any(|granted| granted == scope)
+    }
+}
+
+/// Cancels a call from outside rmcp: a transport that handles `notifications/cancelled` itself
+/// (or stops its calls at shutdown) puts one in the request's extensions and cancels its token;
+/// the call's [`Context::cancelled`] then completes, as it does for rmcp's own cancellation.
+#[derive(Debug, Clone)]
+pub struct Cancellation(pub CancellationToken);
+
+/// One call's context: the caller, progress, cancellation, and whatever the transport put in
+/// the request's extensions. See the module's documentation.
+pub struct Context {
+    trace_id: String,
+    /// rmcp's: the client disconnected (HTTP), or the server stopped serving.
+    cancelled: CancellationToken,
+    /// The transport's own, if it gave one.
+    also_cancelled: Option<CancellationToken>,
+    progress: Option<Progress>,
+    extensions: Extensions,
+}
+
+/// Where progress goes, and what was last sent there.
+struct Progress {
+    peer: Peer<RoleServer>,
+    token: ProgressToken,
+    last: Mutex<Option<Sent>>,
+}
+
+#[derive(Clone, Copy)]
+struct Sent {
+    at: Instant,
+    done: f64,
+}
+
+impl Context {
+    /// The context of a call rmcp is serving.
+    pub(crate) fn of_request(request: &mut RequestContext<RoleServer>) -> Context {
+        let progress = request.meta.get_progress_token().map(|token| Progress {
+            peer: request.peer.clone(),
+            token,
+            last: Mutex::new(None),
+        });
+        let extensions = std::mem::take(&mut request.extensions);
+        let also_cancelled = find::<Cancellation>(&extensions).map(|found| found.0.clone());
+        Context {
+            trace_id: crate::trace::call_id(&request.meta),
+            cancelled: request.ct.clone(),
+            also_cancelled,
+            progress,
+            extensions,
+        }
+    }
+
+    /// A context that belongs to no request: no caller, no progress, never cancelled. What
+    /// [`call`](crate::call) runs a tool with.
+    pub fn detached() -> Context {
+        Context {
+            trace_id: crate::trace::call_id(&MetaObject::default()),
+            cancelled: CancellationToken::new(),
+            also_cancelled: None,
+            progress: None,
+            extensions: Extensions::new(),
+        }
+    }
+
+    /// The same context, cancelled when `token` is.
+    pub fn cancelled_by(mut self, token: CancellationToken) -> Context {
+        self.also_cancelled = Some(token);
+        self
+    }
+
+    /// The same context, with `value` among its extensions (a [`Caller`], say).
+    pub fn with<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Context {
+        self.extensions.insert(value);
+        self
+    }
+
+    /// The id the call's log lines carry: the client's trace id, or a request id of the
+    /// server's own.
+    pub fn trace_id(&self) -> &str {
+        &self.trace_id
+    }
+
+    /// Who is calling, when the transport knows (over HTTP, from the token).
+    pub fn caller(&self) -> Option<&Caller> {
+        self.get::<Caller>()
+    }
+
+    /// A value the transport put in the request's extensions (or in its HTTP request's).
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        find(&self.extensions)
+    }
+
+    /// Reports progress to the client: `done` of `total` (if known), and what is being done.
+    /// Sent only when the request carried a `progressToken`, at most once per
+    /// [`PROGRESS_INTERVAL`] (the report that reaches `total` is always sent), and only when
+    /// `done` has grown since the last report sent, as MCP asks. A failure to send is logged and
+    /// otherwise ignored: progress is a courtesy, not part of the answer.
+    pub async fn progress(&self, done: u64, total: Option<u64>, message: impl Into<String>) {
+        let Some(progress) = &self.progress else {
+            return;
+        };
+        // Counts are reported as JSON numbers, so beyond 2^53 they lose precision, not order.
+        let (done, total) = (done as f64, total.map(|total| total as f64));
+        let now = Instant::now();
+        {
+            let mut last = progress.last.lock().unwrap_or_else(PoisonError::into_inner);
+            let finished = total.is_some_and(|total| done >= total);
+            match *last {
+                Some(sent) if done <= sent.done => return,
+                Some(sent) if !finished && now - sent.at < PROGRESS_INTERVAL => return,
+                _ => {}
+            }
+            *last = Some(Sent { at: now, done });
+        }
+        let mut notification = ProgressNotificationParam::new(progress.token.clone(), done);
+        notification.total = total;
+        notification.message = Some(message.into());
+        if let Err(error) = progress.peer.notify_progress(notification).await {
+            tracing::debug!(%error, "a progress notification could not be sent");
+        }
+    }
+
+    /// Completes when the call is cancelled: the client sent `notifications/cancelled`, or
+    /// disconnected, or the server is shutting down. The toolkit already stops a cancelled
+    /// `run` at its next `.await`; a tool needs this only to stop work that does not await
+    /// (a loop over files, say), or to stop a wait of its own.
+    pub async fn cancelled(&self) {
+        match &self.also_cancelled {
+            None => self.cancelled.cancelled().await,
+            Some(also) => {
+                tokio::select! {
+                    () = self.cancelled.cancelled() => {}
+                    () = also.cancelled() => {}
+                }
+            }
+        }
+    }
+
+    /// Whether the call has been cancelled (see [`cancelled`](Self::cancelled)).
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.is_cancelled()
+            || self
+                .also_cancelled
+                .as_ref()
+                .is_some_and(CancellationToken::is_cancelled)
+    }
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("trace_id", &self.trace_id)
+            .field("caller", &self.caller())
+            .field("progress", &self.progress.is_some())
+            .field("cancelled", &self.is_cancelled())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A `T` among `extensions`, or among those of the HTTP request they carry (where rmcp's HTTP
+/// service puts the request's parts, with what middleware added to them).
+fn find<T: Send + Sync + 'static>(extensions: &Extensions) -> Option<&T> {
+    extensions.get::<T>().or_else(|| {
+        extensions
+            .get::<http::request::Parts>()?
+            .extensions
+            .get::<T>()
+    })
+}
