@@ -1,5 +1,7 @@
 //! `search_files`: the files and directories under a directory whose names contain a text,
-//! leaving out those that match any of the patterns to exclude.
+//! leaving out those that match any of the patterns to exclude. A search over a large tree
+//! reports the directories searched as progress, and stops when the call is cancelled: every
+//! directory and entry is read with an `.await`, where the toolkit drops a cancelled call.
 
 use std::path::PathBuf;
 
@@ -46,7 +48,7 @@ pub struct SearchFiles {
 }
 
 impl Run<Sandbox> for SearchFiles {
-    async fn run(self, sandbox: &Sandbox, _context: &Context) -> Result<Found, ToolError> {
+    async fn run(self, sandbox: &Sandbox, context: &Context) -> Result<Found, ToolError> {
         let start = sandbox
             .existing(&self.path)
             .map_err(|refusal| refused::<Self>("path", refusal))?;
@@ -54,7 +56,12 @@ impl Run<Sandbox> for SearchFiles {
         let excluded = self.exclude_patterns.unwrap_or_default();
         let mut found = Vec::new();
         let mut pending: Vec<PathBuf> = vec![start.clone()];
+        let mut searched: u64 = 0;
         while let Some(directory) = pending.pop() {
+            // How many directories there are is known only at the end.
+            let message = format!("Searched {searched} directories, found {}.", found.len());
+            context.progress(searched, None, message).await;
+            searched += 1;
             let Ok(mut reading) = tokio::fs::read_dir(&directory).await else {
                 continue;
             };
@@ -93,6 +100,8 @@ impl Run<Sandbox> for SearchFiles {
                 found.push(sandbox.relative(&path));
             }
         }
+        let message = format!("Searched {searched} directories, found {}.", found.len());
+        context.progress(searched, Some(searched), message).await;
         found.sort();
         let limit = self.max_results as usize;
         let truncated = found.len() > limit;
