@@ -120,6 +120,25 @@ pub struct Cli {
     #[command(flatten)]
     pub http_options: HttpOptions,
 
+    /// Whether a deletion waits for the user's confirmation. `ask`: the user confirms it where
+    /// the client can ask them; elsewhere it runs, the tool's description telling the model to
+    /// confirm first. `require`: where the client cannot ask, it is refused. `off`: never ask.
+    #[arg(
+        long,
+        env = "MOVIE_REVIEWS_CONFIRM",
+        value_name = "MODE",
+        default_value = "ask"
+    )]
+    pub confirm: ConfirmMode,
+
+    /// A file of keys that seal confirmations, one per line, each at least 32 bytes (make one
+    /// with `openssl rand -hex 32`): the first seals, every one opens, so a new key goes first
+    /// and the old one stays second until confirmations sealed with it have lapsed (10 minutes).
+    /// Replicas given the same file accept each other's confirmations. Without it, a random key
+    /// of this process's own.
+    #[arg(long, env = "MOVIE_REVIEWS_STATE_KEY_FILE", value_name = "PATH")]
+    pub state_key_file: Option<PathBuf>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -346,6 +365,17 @@ pub struct HttpOptions {
     /// behind something that checks every caller itself.
     #[arg(long)]
     pub insecure_no_auth: bool,
+}
+
+/// `--confirm`: whether a deletion waits for the user's confirmation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConfirmMode {
+    /// Where the client can ask the user; elsewhere the call runs.
+    Ask,
+    /// Where the client can ask the user; elsewhere the call is refused.
+    Require,
+    /// Never.
+    Off,
 }
 
 /// How log lines are written.

@@ -32,8 +32,11 @@ pub async fn run(cli: Cli, toolbox: Toolbox<Store>) -> Result<ExitCode, Error> {
         read_only: cli.read_only,
         names: cli.tools,
     };
+    let stdio = cli.command.is_none() && cli.http.is_none();
+    let confirmations =
+        crate::confirmations::confirmations(cli.confirm, cli.state_key_file.as_deref(), stdio)?;
     // The tools chosen, checked before the database is opened.
-    let tools = Tools::assemble(toolbox, &selection)?;
+    let tools = Tools::assemble(toolbox.confirmations(confirmations), &selection)?;
     match cli.command {
         None => {
             let named = cli.database.is_some();

@@ -19,6 +19,7 @@ pub mod auth;
 pub mod bundle;
 pub mod cli;
 pub mod commands;
+pub mod confirmations;
 pub mod demo;
 pub mod error;
 pub mod http;

@@ -1,6 +1,7 @@
 //! What an operator scrapes at `/metrics` (served on `--metrics-address` only): tool calls by
 //! tool and outcome, and how long they took; HTTP answers by status; authentication refusals by
-//! reason (never the token); requests in flight; connections open; the database connections in
+//! reason (never the token); calls of destructive tools by how the user confirmed them;
+//! requests in flight; connections open; the database connections in
 //! use and idle; and the build's version. Counted always, in one registry for the process,
 //! since every part of the server adds to it; cheap next to a call.
 
@@ -26,17 +27,22 @@ pub struct Metrics {
     in_flight: Gauge,
     connections: Gauge,
     database_connections: Family<DatabaseLabels, Gauge>,
+    confirmations: Family<ConfirmationLabels, Counter>,
 }
 
-/// How a tool call ended, as its answer says: the five kinds of answer a client can get.
+/// How a tool call ended, as its answer says: the six kinds of answer a client can get.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
 pub enum Outcome {
     ok,
     validation,
     not_found,
-    /// Stopped: the client cancelled or went away, or the server was shutting down.
+    /// Stopped: the client cancelled or went away, or the server was shutting down; or the
+    /// user declined to confirm it.
     cancelled,
+    /// Refused for want of the user's confirmation: the client could not ask and the server
+    /// requires it, or the confirmation brought back was stale.
+    unconfirmed,
     unexpected,
 }
 
@@ -60,6 +66,12 @@ enum ConnectionState {
 struct CallLabels {
     tool: String,
     outcome: Outcome,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ConfirmationLabels {
+    tool: String,
+    outcome: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -103,6 +115,7 @@ impl Metrics {
         let refusals = Family::<RefusalLabels, Counter>::default();
         let (in_flight, connections) = (Gauge::default(), Gauge::default());
         let database_connections = Family::<DatabaseLabels, Gauge>::default();
+        let confirmations = Family::<ConfirmationLabels, Counter>::default();
         let mut registry = Registry::with_prefix("movie_reviews");
         let tool_calls = "Tool calls, by tool and by how they ended";
         registry.register("tool_calls", tool_calls, calls.clone());
@@ -122,6 +135,8 @@ impl Metrics {
             database,
             database_connections.clone(),
         );
+        let confirmed = "Calls of destructive tools, by tool and by how the user confirmed them";
+        registry.register("confirmations", confirmed, confirmations.clone());
         let version = Info::new(vec![("version", env!("CARGO_PKG_VERSION"))]);
         registry.register("build", "The server's version", version);
         Metrics {
@@ -133,7 +148,17 @@ impl Metrics {
             in_flight,
             connections,
             database_connections,
+            confirmations,
         }
+    }
+
+    /// A call of destructive tool `tool`, confirmed (or not) as `outcome`.
+    pub fn confirmation(&self, tool: &str, outcome: toolkit::ConfirmOutcome) {
+        let labels = ConfirmationLabels {
+            tool: tool.to_owned(),
+            outcome: crate::confirmations::label(outcome),
+        };
+        self.confirmations.get_or_create(&labels).inc();
     }
 
     /// A tool call of `tool` that ended as `outcome` after `seconds`.

@@ -209,6 +209,10 @@ fn outcome(result: &CallToolResult) -> Outcome {
         Outcome::not_found
     } else if text.starts_with("Cancelled:") {
         Outcome::cancelled
+    } else if text.starts_with("Error: the confirmation")
+        || text.starts_with("Error: this client can't")
+    {
+        Outcome::unconfirmed
     } else {
         Outcome::unexpected
     }

@@ -41,6 +41,7 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
             .caution
             .get()
             .map(|setting| check_caution(cx, setting)),
+        confirm: confirm(cx, input),
         output: output(input, &missing),
         args: check_args(cx, &input.fields),
     }
@@ -190,6 +191,22 @@ fn hints(cx: &mut Ctxt, input: &Input, missing: &Missing) -> Hints {
         );
     }
     hints
+}
+
+/// `confirm`: only a tool that changes something has anything for the user to confirm.
+fn confirm(cx: &mut Ctxt, input: &Input) -> bool {
+    let attrs = &input.attrs;
+    let Some(confirm) = attrs.confirm.get().filter(|setting| setting.value) else {
+        return false;
+    };
+    if attrs.read_only.value() == Some(&true) {
+        cx.error_spanned_by(
+            &confirm.key,
+            "a read-only tool changes nothing, so there is nothing for the user to confirm: \
+             drop `confirm`, or `read_only` if the tool does change something",
+        );
+    }
+    true
 }
 
 fn check_tool_name(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {

@@ -47,6 +47,7 @@ fn emit(model: &Model) -> TokenStream {
     let fields = model.args.iter().map(|arg| arg.ident);
     let assertions = model.args.iter().map(assertions);
     let references = references(model);
+    let confirms = confirms(model);
     quote! {
         const _: () = {
             #[automatically_derived]
@@ -64,6 +65,7 @@ fn emit(model: &Model) -> TokenStream {
             }
             #(#assertions)*
             #references
+            #confirms
         };
     }
 }
@@ -86,6 +88,7 @@ fn spec(model: &Model) -> TokenStream {
     let scope = option(model.scope.as_ref().map(|scope| quote!(#scope)));
     let ability = option(model.ability.as_ref().map(|text| quote!(#text)));
     let caution = option(model.caution.as_ref().map(|text| quote!(#text)));
+    let confirm = model.confirm;
     quote! {
         ::toolkit::__private::ToolSpec {
             name: #name,
@@ -100,6 +103,7 @@ fn spec(model: &Model) -> TokenStream {
             scope: #scope,
             ability: #ability,
             caution: #caution,
+            confirm: #confirm,
             args: &[#(#args),*],
         }
     }
@@ -265,6 +269,43 @@ fn option(value: Option<TokenStream>) -> TokenStream {
     }
 }
 
+/// What asks the user to confirm a call: the tool's own `Confirm` impl, required by the bound,
+/// when it declares `confirm`; nothing otherwise.
+fn confirms(model: &Model) -> TokenStream {
+    let ident = model.ident;
+    let state = format_ident!("__ToolkitState");
+    if !model.confirm {
+        return quote! {
+            #[automatically_derived]
+            impl<#state> ::toolkit::__private::Confirms<#state> for #ident {}
+        };
+    }
+    quote! {
+        #[automatically_derived]
+        impl<#state> ::toolkit::__private::Confirms<#state> for #ident
+        where
+            #state: ::core::marker::Sync,
+            #ident: ::toolkit::Confirm<#state>,
+        {
+            const DECLINED: &'static str = <#ident as ::toolkit::Confirm<#state>>::DECLINED;
+
+            fn confirmation(
+                &self,
+                __toolkit_state: &#state,
+                __toolkit_context: &::toolkit::Context,
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<::std::string::String, ::toolkit::ToolError>,
+            > + ::core::marker::Send {
+                <#ident as ::toolkit::Confirm<#state>>::confirmation(
+                    self,
+                    __toolkit_state,
+                    __toolkit_context,
+                )
+            }
+        }
+    }
+}
+
 /// The existence checks, in argument order, with one `Exists` bound per entity referred to.
 fn references(model: &Model) -> TokenStream {
     let ident = model.ident;
@@ -374,6 +415,7 @@ fn fallback(input: &DeriveInput, model: Option<&Model>) -> TokenStream {
                     scope: ::core::option::Option::None,
                     ability: ::core::option::Option::None,
                     caution: ::core::option::Option::None,
+                    confirm: false,
                     args: &[],
                 };
 
@@ -387,9 +429,11 @@ fn fallback(input: &DeriveInput, model: Option<&Model>) -> TokenStream {
             impl #state_impl_generics ::toolkit::__private::References<#state>
                 for #ident #type_generics #where_clause
             {
-                type Ids = ();
+                type Ids = [::core::option::Option<::toolkit::Uuid>; 0];
 
-                fn reference_ids(&self) -> Self::Ids {}
+                fn reference_ids(&self) -> Self::Ids {
+                    []
+                }
 
                 fn check_references(
                     _: Self::Ids,
@@ -399,6 +443,11 @@ fn fallback(input: &DeriveInput, model: Option<&Model>) -> TokenStream {
                 > + ::core::marker::Send {
                     async { ::core::result::Result::Ok(()) }
                 }
+            }
+
+            impl #state_impl_generics ::toolkit::__private::Confirms<#state>
+                for #ident #type_generics #where_clause
+            {
             }
         };
     }

@@ -23,6 +23,8 @@ pub struct Model<'a> {
     pub ability: Option<String>,
     /// A sentence a server's instructions add while the tool is served.
     pub caution: Option<String>,
+    /// Whether the user confirms each call (`#[tool(confirm)]`).
+    pub confirm: bool,
     pub output: syn::Type,
     pub args: Vec<Arg<'a>>,
 }

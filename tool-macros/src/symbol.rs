@@ -16,6 +16,7 @@ pub const OPEN_WORLD: &str = "open_world";
 pub const SCOPE: &str = "scope";
 pub const ABILITY: &str = "ability";
 pub const CAUTION: &str = "caution";
+pub const CONFIRM: &str = "confirm";
 
 pub const TOOL_KEYS: &[&str] = &[
     NAME,
@@ -29,6 +30,7 @@ pub const TOOL_KEYS: &[&str] = &[
     SCOPE,
     ABILITY,
     CAUTION,
+    CONFIRM,
 ];
 
 /// What other libraries call a hint (MCP's own annotation names), suggested as the hint.

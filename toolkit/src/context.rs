@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 
 use rmcp::RoleServer;
 use rmcp::model::MetaObject;
-use rmcp::model::{Extensions, ProgressNotificationParam, ProgressToken};
+use rmcp::model::{
+    ClientCapabilities, Extensions, InputResponses, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion,
+};
 use rmcp::service::{Peer, RequestContext};
 use tokio_util::sync::CancellationToken;
 
@@ -70,6 +73,31 @@ pub struct Context {
     also_cancelled: Option<CancellationToken>,
     progress: Option<Progress>,
     extensions: Extensions,
+    /// What the client is and can do, to ask the user to confirm (see `confirm.rs`).
+    pub(crate) client: Option<Client>,
+    /// What a call retried after `input_required` brought back.
+    pub(crate) retry: Retry,
+}
+
+/// The client of a call rmcp serves: the way to it, the protocol version the call speaks and
+/// the capabilities it declared.
+pub(crate) struct Client {
+    pub(crate) peer: Peer<RoleServer>,
+    pub(crate) protocol: Option<ProtocolVersion>,
+    pub(crate) capabilities: Option<ClientCapabilities>,
+}
+
+/// The `requestState` and `inputResponses` of a retried call.
+#[derive(Default)]
+pub(crate) struct Retry {
+    pub(crate) request_state: Option<String>,
+    pub(crate) input_responses: Option<InputResponses>,
+}
+
+impl Retry {
+    pub(crate) fn is_retry(&self) -> bool {
+        self.request_state.is_some() || self.input_responses.is_some()
+    }
 }
 
 /// Where progress goes, and what was last sent there.
@@ -95,12 +123,19 @@ impl Context {
         });
         let extensions = std::mem::take(&mut request.extensions);
         let also_cancelled = find::<Cancellation>(&extensions).map(|found| found.0.clone());
+        let client = Client {
+            peer: request.peer.clone(),
+            protocol: request.protocol_version(),
+            capabilities: request.client_capabilities(),
+        };
         Context {
             trace_id: crate::trace::call_id(&request.meta),
             cancelled: request.ct.clone(),
             also_cancelled,
             progress,
             extensions,
+            client: Some(client),
+            retry: Retry::default(),
         }
     }
 
@@ -113,6 +148,8 @@ impl Context {
             also_cancelled: None,
             progress: None,
             extensions: Extensions::new(),
+            client: None,
+            retry: Retry::default(),
         }
     }
 

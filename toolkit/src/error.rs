@@ -29,6 +29,15 @@ pub enum ToolError {
     /// `Cancelled: …`. The toolkit answers a call this way when it stops a cancelled `run`; a
     /// tool that notices the cancellation itself (between two files, say) returns it too.
     Cancelled,
+    /// The user declined to confirm the call, or dismissed the question: `Cancelled: ` and
+    /// what did not happen ([`Confirm::DECLINED`](crate::Confirm::DECLINED)).
+    Declined(&'static str),
+    /// A retried call's confirmation (its `requestState`) was forged, has expired, or was
+    /// given for other arguments or another caller: nothing ran.
+    StaleConfirmation,
+    /// The tool asks the user to confirm, the client cannot ask, and the server requires it
+    /// ([`ConfirmPolicy::Require`](crate::ConfirmPolicy::Require)).
+    CannotConfirm,
     /// Anything else. The client sees only `Error: Something unexpected happened.` and a
     /// reference; the cause goes to the log under the same reference.
     Unexpected(Box<dyn std::error::Error + Send + Sync>),
@@ -71,6 +80,14 @@ impl fmt::Display for ToolError {
             } => f.write_str(&not_found_message(entity, *id, listed_by)),
             ToolError::Missing => f.write_str("an id the tool was given names nothing"),
             ToolError::Cancelled => f.write_str(CANCELLED),
+            ToolError::Declined(not_done) => write!(f, "Cancelled: {not_done}"),
+            ToolError::StaleConfirmation => f.write_str(
+                "Error: the confirmation has expired or does not match this call; call the tool \
+                 again.",
+            ),
+            ToolError::CannotConfirm => f.write_str(
+                "Error: this client can't ask the user to confirm, and this server requires it.",
+            ),
             ToolError::Unexpected(cause) => write!(f, "unexpected failure: {cause}"),
         }
     }

@@ -71,6 +71,7 @@ struct FrameworkGuideDoctests;
 struct ReadmeDoctests;
 
 pub mod arg;
+mod confirm;
 mod context;
 mod error;
 mod read;
@@ -84,6 +85,10 @@ mod trace;
 use std::future::Future;
 
 pub use arg::{Arg, Args, Choice};
+pub use confirm::{
+    Audit, CONFIRMATION_LIFETIME, Confirm, ConfirmOutcome, ConfirmPolicy, Confirmations,
+    StateKeyError, StateKeys,
+};
 pub use context::{Caller, Cancellation, Context, PROGRESS_INTERVAL};
 pub use error::{Labels, ToolError, Violation, Violations};
 pub use route::{
@@ -125,7 +130,7 @@ pub fn parse<T: Tool>(
 
 /// The code that runs a tool against the server state `S`, once its arguments are valid and
 /// (unless the tool checks existence itself) every id they reference exists.
-pub trait Run<S>: Tool + __private::References<S> {
+pub trait Run<S>: Tool + __private::References<S> + __private::Confirms<S> {
     /// Whether `run` itself finds out that an `exists` argument names nothing, so the toolkit
     /// does not look the ids up first. False by default: the toolkit checks every id before
     /// `run`, which then always sees ids that named something a moment ago.
@@ -329,7 +334,7 @@ pub mod __private {
     /// checked after `run` has consumed it.
     pub trait References<S> {
         /// The `exists` arguments' ids, in argument order (`None`: not passed).
-        type Ids: Copy + Send;
+        type Ids: Copy + Send + AsRef<[Option<Uuid>]>;
 
         fn reference_ids(&self) -> Self::Ids;
 
@@ -338,6 +343,28 @@ pub mod __private {
             ids: Self::Ids,
             state: &S,
         ) -> impl Future<Output = Result<(), ToolError>> + Send;
+    }
+
+    /// How a tool asks the user to confirm a call: its [`Confirm`](crate::Confirm) impl when it
+    /// declares `confirm` (the derive requires one then), and never asked otherwise.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is declared with `#[tool(confirm)]`, so it must say what the user is asked to confirm",
+        label = "needs `impl toolkit::Confirm<{S}> for {Self}`",
+        note = "implement `toolkit::Confirm<{S}>` for `{Self}`, whose `confirmation` words the question, or drop `confirm`"
+    )]
+    pub trait Confirms<S> {
+        /// What did not happen when the user declines.
+        const DECLINED: &'static str = "the tool did not run.";
+
+        /// The question the user is asked.
+        fn confirmation(
+            &self,
+            state: &S,
+            context: &crate::Context,
+        ) -> impl Future<Output = Result<String, ToolError>> + Send {
+            let _ = (state, context);
+            async { Ok(String::new()) }
+        }
     }
 
     /// The id an `exists` field holds, whether the field is `Uuid` or `Option<Uuid>`.

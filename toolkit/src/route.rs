@@ -12,12 +12,17 @@ use tracing::Instrument as _;
 use rmcp::ErrorData;
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, ToolAnnotations};
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ContentBlock, InputRequiredResult, JsonObject,
+    ToolAnnotations,
+};
 use serde_json::Value;
 
 use crate::arg::json_type;
+use crate::confirm::{Step, decide};
+use crate::context::Retry;
 use crate::schema::{OutputSchemaError, input_schema, output_schema};
-use crate::{Context, Labels, Run, Tool, ToolError, ToolSpec, Violations};
+use crate::{Confirmations, Context, Labels, Run, Tool, ToolError, ToolSpec, Uuid, Violations};
 
 /// The rmcp description of tool `T`: name, title, description, both schemas and all four hints.
 pub fn definition<T: Tool>() -> Result<rmcp::model::Tool, OutputSchemaError> {
@@ -52,7 +57,9 @@ where
     call_with::<S, T>(state, arguments, Context::detached()).await
 }
 
-/// [`call`], in `context`: with a caller, say, or cancelled by a token of the test's.
+/// [`call`], in `context`: with a caller, say, or cancelled by a token of the test's. A tool
+/// declared `confirm` runs as for a client that cannot be asked, under
+/// [`ConfirmPolicy::Ask`](crate::ConfirmPolicy::Ask).
 pub async fn call_with<S, T>(
     state: &S,
     arguments: Option<&JsonObject>,
@@ -62,7 +69,20 @@ where
     S: Sync,
     T: Run<S>,
 {
-    call_labelled::<S, T>(state, arguments, Labels::WireNames, context).await
+    let confirmations = Confirmations::default();
+    let response =
+        call_labelled::<S, T>(state, arguments, Labels::WireNames, context, &confirmations).await;
+    match response {
+        CallToolResponse::Complete(result) => result,
+        // Only a client that can ask its user is asked, and a detached context has no client.
+        _ => encode::<()>(
+            T::SPEC.name,
+            Err(ToolError::unexpected(
+                "a call without a client asked for input",
+            )),
+            Labels::WireNames,
+        ),
+    }
 }
 
 async fn call_labelled<S, T>(
@@ -70,7 +90,8 @@ async fn call_labelled<S, T>(
     arguments: Option<&JsonObject>,
     labels: Labels,
     context: Context,
-) -> CallToolResult
+    confirmations: &Confirmations,
+) -> CallToolResponse
 where
     S: Sync,
     T: Run<S>,
@@ -80,18 +101,31 @@ where
     let outcome = tokio::select! {
         biased;
         () = context.cancelled() => Err(ToolError::Cancelled),
-        outcome = run::<S, T>(state, arguments, &context) => outcome,
+        outcome = run::<S, T>(state, arguments, &context, confirmations) => outcome,
     };
-    let result = encode(T::SPEC.name, outcome, labels);
+    let response = match outcome {
+        Ok(Ran::Asking(input_required)) => CallToolResponse::InputRequired(input_required),
+        Ok(Ran::Done(output)) => encode(T::SPEC.name, Ok(output), labels).into(),
+        Err(error) => encode::<T::Output>(T::SPEC.name, Err(error), labels).into(),
+    };
     tracing::debug!(tool = T::SPEC.name, elapsed = ?started.elapsed(), "tool call");
-    result
+    response
+}
+
+/// How a call that did not fail ended.
+enum Ran<O> {
+    /// The tool ran.
+    Done(O),
+    /// The user is to confirm the call first: the client retries with the answer.
+    Asking(InputRequiredResult),
 }
 
 async fn run<S, T>(
     state: &S,
     arguments: Option<&JsonObject>,
     context: &Context,
-) -> Result<T::Output, ToolError>
+    confirmations: &Confirmations,
+) -> Result<Ran<T::Output>, ToolError>
 where
     S: Sync,
     T: Run<S>,
@@ -102,10 +136,18 @@ where
     if !T::CHECKS_EXISTENCE {
         T::check_references(ids, state).await?;
     }
-    match tool.run(state, context).await {
-        // Also reached when checked first: an id that named something has gone since.
+    // Made here and awaited only if the user is asked.
+    let question = crate::__private::Confirms::confirmation(&tool, state, context);
+    let given: Vec<Uuid> = ids.as_ref().iter().flatten().copied().collect();
+    match decide::<S, T>(question, given, context, arguments, confirmations).await {
+        Ok(Step::Run) => match tool.run(state, context).await {
+            // Also reached when checked first: an id that named something has gone since.
+            Err(ToolError::Missing) => {}
+            outcome => return outcome.map(Ran::Done),
+        },
+        Ok(Step::Ask(input_required)) => return Ok(Ran::Asking(input_required)),
         Err(ToolError::Missing) => {}
-        outcome => return outcome,
+        Err(error) => return Err(error),
     }
     T::check_references(ids, state).await?;
     Err(ToolError::unexpected(
@@ -218,17 +260,20 @@ where
     S: Send + Sync + 'static,
     T: Run<S>,
 {
-    labelled_route::<S, T>(Labels::WireNames)
+    labelled_route::<S, T>(Labels::WireNames, Arc::new(Confirmations::default()))
 }
 
-fn labelled_route<S, T>(labels: Labels) -> Result<ToolRoute<S>, OutputSchemaError>
+fn labelled_route<S, T>(
+    labels: Labels,
+    confirmations: Arc<Confirmations>,
+) -> Result<ToolRoute<S>, OutputSchemaError>
 where
     S: Send + Sync + 'static,
     T: Run<S>,
 {
     // Written in the call, so that the closure is inferred for every lifetime of the context.
     Ok(ToolRoute::new_dyn(definition::<T>()?, move |context| {
-        dispatch::<S, T>(context, labels)
+        dispatch::<S, T>(context, labels, confirmations.clone())
     }))
 }
 
@@ -237,22 +282,27 @@ where
 fn dispatch<'a, S, T>(
     context: ToolCallContext<'a, S>,
     labels: Labels,
+    confirmations: Arc<Confirmations>,
 ) -> BoxFuture<'a, Result<CallToolResponse, ErrorData>>
 where
     S: Send + Sync + 'static,
     T: Run<S>,
 {
     let mut context = context;
-    let call = Context::of_request(&mut context.request_context);
+    let mut call = Context::of_request(&mut context.request_context);
+    call.retry = Retry {
+        request_state: context.request_state.take(),
+        input_responses: context.input_responses.take(),
+    };
     // Every log line of the call carries the client's trace id, or a request id.
     let span = tracing::info_span!("call", trace_id = %call.trace_id());
     Box::pin(
         async move {
             let arguments = context.arguments.as_ref();
+            let confirmations = &*confirmations;
             Ok(
-                call_labelled::<S, T>(context.service, arguments, labels, call)
-                    .await
-                    .into(),
+                call_labelled::<S, T>(context.service, arguments, labels, call, confirmations)
+                    .await,
             )
         }
         .instrument(span),
@@ -273,12 +323,14 @@ pub struct Toolbox<S> {
     pub(crate) specs: Vec<&'static ToolSpec>,
     pub(crate) problems: Vec<String>,
     labels: Labels,
+    confirmations: Option<Confirmations>,
 }
 
-/// A tool's route, made when the toolbox is built, in the label style chosen by then.
+/// A tool's route, made when the toolbox is built, in the label style and with the
+/// confirmation settings chosen by then.
 pub(crate) struct PendingRoute<S> {
     pub(crate) name: &'static str,
-    make: fn(Labels) -> Result<ToolRoute<S>, OutputSchemaError>,
+    make: fn(Labels, Arc<Confirmations>) -> Result<ToolRoute<S>, OutputSchemaError>,
 }
 
 impl<S: Send + Sync + 'static> Default for Toolbox<S> {
@@ -295,6 +347,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             specs: Vec::new(),
             problems: Vec::new(),
             labels: Labels::default(),
+            confirmations: None,
         }
     }
 
@@ -326,6 +379,14 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     /// ```
     pub fn labels(mut self, labels: Labels) -> Self {
         self.labels = labels;
+        self
+    }
+
+    /// How tools declared `confirm` ask the user: the policy for clients that cannot be asked,
+    /// the keys that seal confirmations, and where audit events go. By default
+    /// [`Confirmations::default`]: ask where the client can, with a key of this process's own.
+    pub fn confirmations(mut self, confirmations: Confirmations) -> Self {
+        self.confirmations = Some(confirmations);
         self
     }
 
@@ -385,10 +446,11 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
                 problems: self.problems,
             });
         }
+        let confirmations = Arc::new(self.confirmations.unwrap_or_default());
         let mut router = ToolRouter::new();
         for pending in self.routes {
             // Each definition was made once already, when the tool was added.
-            match (pending.make)(self.labels) {
+            match (pending.make)(self.labels, confirmations.clone()) {
                 Ok(route) => router = router.with_route(route),
                 Err(error) => {
                     return Err(ToolboxError {

@@ -30,6 +30,9 @@ pub struct ToolSpec {
     /// A warning that a server's instructions add, in full sentences, while the tool is served
     /// (`Deleting is permanent: confirm with the user first.`).
     pub caution: Option<&'static str>,
+    /// Whether the user confirms each call before it runs (`#[tool(confirm)]`; see
+    /// [`Confirm`](crate::Confirm)).
+    pub confirm: bool,
     /// The arguments, in declaration order: the order of the schema and of violations.
     pub args: &'static [ArgSpec],
 }

@@ -25,6 +25,7 @@ pub struct ToolAttrs {
     pub scope: Slot<LitStr>,
     pub ability: Slot<LitStr>,
     pub caution: Slot<LitStr>,
+    pub confirm: Slot<bool>,
 }
 
 impl ToolAttrs {
@@ -42,6 +43,7 @@ impl ToolAttrs {
             SCOPE => self.scope.mark_written(),
             ABILITY => self.ability.mark_written(),
             CAUTION => self.caution.mark_written(),
+            CONFIRM => self.confirm.mark_written(),
             _ => {}
         }
     }
@@ -118,6 +120,8 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
                 )?,
                 // #[tool(caution = "Deleting is permanent: confirm with the user first.")]
                 CAUTION => fill(cx, &meta, key, "caution = \"…\"", TOOL, &mut out.caution)?,
+                // #[tool(confirm)]: the user confirms each call
+                CONFIRM => hint(cx, &meta, key, &mut out.confirm)?,
                 _ => {
                     let mut unknown = Ctxt::default();
                     let meant = skip_unknown(&mut unknown, TOOL, TOOL_KEYS, TOOL_ALIASES, &meta)?;
