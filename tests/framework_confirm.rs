@@ -8,17 +8,15 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
-    FormElicitationCapability, InputResponses, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, ServerConfig,
+    FormElicitationCapability, InputResponses, ProtocolVersion,
 };
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RunningService};
-use rmcp::{ClientHandler, ErrorData, RoleClient, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde_json::{Value, json};
+use test_support::in_process::ToolServer;
 use toolkit::{
     Caller, Confirm, ConfirmOutcome, ConfirmPolicy, Confirmations, Context, Entity, Exists, Run,
     StateKeys, Tool, ToolError, Toolbox, Uuid,
@@ -53,9 +51,9 @@ pub struct ItemsDelete {
     item_id: Uuid,
 }
 
-impl Run<Shelf> for ItemsDelete {
-    async fn run(self, shelf: &Shelf, _context: &Context) -> Result<Deleted, ToolError> {
-        shelf
+impl Run<Items> for ItemsDelete {
+    async fn run(self, items: &Items, _context: &Context) -> Result<Deleted, ToolError> {
+        items
             .items
             .lock()
             .unwrap()
@@ -64,10 +62,10 @@ impl Run<Shelf> for ItemsDelete {
     }
 }
 
-impl Confirm<Shelf> for ItemsDelete {
+impl Confirm<Items> for ItemsDelete {
     const DECLINED: &'static str = "the item was not deleted.";
 
-    async fn confirmation(&self, _shelf: &Shelf, _context: &Context) -> Result<String, ToolError> {
+    async fn confirmation(&self, _items: &Items, _context: &Context) -> Result<String, ToolError> {
         Ok(format!(
             "Delete item {}? This can't be undone.",
             self.item_id
@@ -75,7 +73,7 @@ impl Confirm<Shelf> for ItemsDelete {
     }
 }
 
-impl Exists<Item> for Shelf {
+impl Exists<Item> for Items {
     async fn exists(&self, id: Uuid) -> Result<bool, ToolError> {
         Ok(self.items.lock().unwrap().contains(&id))
     }
@@ -84,14 +82,20 @@ impl Exists<Item> for Shelf {
 /// One audit event: the ids, the caller's subject, the outcome.
 type Recorded = (Vec<Uuid>, Option<String>, ConfirmOutcome);
 
-/// A server of `items_delete`, with the audit events it recorded and the caller it names.
+/// The items on the shelf, and who calls (put in each call's extensions, as an HTTP server's
+/// gate does).
+#[derive(Default)]
+pub struct Items {
+    items: Mutex<Vec<Uuid>>,
+    caller: Mutex<Option<Caller>>,
+}
+
+/// A server of `items_delete` on a shelf of two items, and the audit events it recorded.
 #[derive(Clone)]
 pub struct Shelf {
-    tools: ToolRouter<Shelf>,
-    items: Arc<Mutex<Vec<Uuid>>>,
+    items: Arc<Items>,
     audits: Arc<Mutex<Vec<Recorded>>>,
-    /// Put in each call's extensions, as an HTTP server's gate does.
-    caller: Arc<Mutex<Option<Caller>>>,
+    server: ToolServer<Items>,
 }
 
 impl Shelf {
@@ -113,16 +117,24 @@ impl Shelf {
             .tool::<ItemsDelete>()
             .build()
             .unwrap();
+        let items = Arc::new(Items {
+            items: Mutex::new(vec![HAT, SCARF]),
+            caller: Mutex::default(),
+        });
+        let server = ToolServer::new(items.clone(), tools).before_call(|items, context| {
+            if let Some(caller) = items.caller.lock().unwrap().clone() {
+                context.extensions.insert(caller);
+            }
+        });
         Shelf {
-            tools,
-            items: Arc::new(Mutex::new(vec![HAT, SCARF])),
+            items,
             audits,
-            caller: Arc::default(),
+            server,
         }
     }
 
     fn items(&self) -> Vec<Uuid> {
-        self.items.lock().unwrap().clone()
+        self.items.items.lock().unwrap().clone()
     }
 
     fn outcomes(&self) -> Vec<ConfirmOutcome> {
@@ -131,34 +143,7 @@ impl Shelf {
     }
 
     fn call_as(&self, subject: &str) {
-        *self.caller.lock().unwrap() = Some(Caller::new(subject, vec![]));
-    }
-}
-
-impl ServerHandler for Shelf {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.list_all()))
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        mut context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        if let Some(caller) = self.caller.lock().unwrap().clone() {
-            context.extensions.insert(caller);
-        }
-        self.tools
-            .call(ToolCallContext::new(self, request, context))
-            .await
+        *self.items.caller.lock().unwrap() = Some(Caller::new(subject, vec![]));
     }
 }
 
@@ -247,7 +232,7 @@ impl ClientHandler for User {
 
 async fn connect(shelf: &Shelf, user: &User) -> RunningService<RoleClient, User> {
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    let server = shelf.clone();
+    let server = shelf.server.clone();
     tokio::spawn(async move {
         if let Ok(running) = server.serve(server_end).await {
             let _ = running.waiting().await;

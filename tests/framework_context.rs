@@ -10,16 +10,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientRequest, ListToolsResult,
-    PaginatedRequestParams, Request, ServerCapabilities, ServerConfig,
-};
-use rmcp::service::{PeerRequestOptions, RequestContext};
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, ClientRequest, Request};
+use rmcp::service::PeerRequestOptions;
 use serde_json::{Value, json};
-use test_support::in_process::connect;
+use test_support::in_process::{ToolServer, connect};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf};
 use tokio_util::sync::CancellationToken;
 use toolkit::{Caller, Context, PROGRESS_INTERVAL, Run, Tool, ToolError, Toolbox};
@@ -115,54 +110,24 @@ impl Run<Counter> for Whoami {
     }
 }
 
-/// A server of the three tools, and what `wait` tells the test.
-#[derive(Clone)]
+/// The state of the three tools: what `wait` tells the test.
+#[derive(Default)]
 pub struct Counter {
-    tools: ToolRouter<Counter>,
     /// Set once `wait` is waiting.
-    waiting: Arc<AtomicBool>,
+    waiting: AtomicBool,
     /// Set once `wait`'s run has been dropped.
     stopped: Arc<AtomicBool>,
 }
 
-impl Counter {
-    fn new() -> Counter {
-        let tools = Toolbox::new()
-            .tool::<CountTo>()
-            .tool::<Wait>()
-            .tool::<Whoami>()
-            .build()
-            .expect("the tools assemble");
-        Counter {
-            tools,
-            waiting: Arc::default(),
-            stopped: Arc::default(),
-        }
-    }
-}
-
-impl ServerHandler for Counter {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.list_all()))
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        self.tools
-            .call(ToolCallContext::new(self, request, context))
-            .await
-    }
+/// A server of the three tools on `counter`.
+fn serve(counter: &Arc<Counter>) -> ToolServer<Counter> {
+    let tools = Toolbox::new()
+        .tool::<CountTo>()
+        .tool::<Wait>()
+        .tool::<Whoami>()
+        .build()
+        .expect("the tools assemble");
+    ToolServer::new(counter.clone(), tools)
 }
 
 /// A client that speaks JSON-RPC lines to the server itself.
@@ -173,7 +138,7 @@ struct Wire {
 
 impl Wire {
     /// A server on one end of a pipe, initialized from the other.
-    async fn connect(server: Counter) -> Wire {
+    async fn connect(server: ToolServer<Counter>) -> Wire {
         let (client_end, server_end) = tokio::io::duplex(1 << 16);
         tokio::spawn(async move {
             if let Ok(running) = server.serve(server_end).await {
@@ -252,7 +217,7 @@ struct Calls {
 
 #[tokio::test]
 async fn progress_is_reported_in_order_under_the_requests_token() {
-    let mut wire = Wire::connect(Counter::new()).await;
+    let mut wire = Wire::connect(serve(&Arc::default())).await;
     let arguments = json!({ "to": 5, "pauseMs": PROGRESS_INTERVAL.as_millis() + 20 });
     let calls = wire
         .call(
@@ -279,7 +244,7 @@ async fn progress_is_reported_in_order_under_the_requests_token() {
 
 #[tokio::test]
 async fn a_request_without_a_token_gets_no_progress() {
-    let mut wire = Wire::connect(Counter::new()).await;
+    let mut wire = Wire::connect(serve(&Arc::default())).await;
     let calls = wire
         .call(1, "count_to", json!({ "to": 3, "pauseMs": 0 }), json!({}))
         .await;
@@ -290,7 +255,7 @@ async fn a_request_without_a_token_gets_no_progress() {
 
 #[tokio::test]
 async fn progress_reported_in_a_burst_is_thinned_to_increasing_steps_ending_at_the_total() {
-    let mut wire = Wire::connect(Counter::new()).await;
+    let mut wire = Wire::connect(serve(&Arc::default())).await;
     let calls = wire
         .call(
             7,
@@ -336,8 +301,8 @@ async fn progress_reported_in_a_burst_is_thinned_to_increasing_steps_ending_at_t
 
 #[tokio::test]
 async fn a_cancelled_call_is_stopped_where_it_waits() {
-    let counter = Counter::new();
-    let client = connect(counter.clone()).await;
+    let counter = Arc::new(Counter::default());
+    let client = connect(serve(&counter)).await;
     let request = ClientRequest::CallToolRequest(Request::new(CallToolRequestParams::new("wait")));
     let call = client
         .peer()
@@ -355,7 +320,7 @@ async fn a_cancelled_call_is_stopped_where_it_waits() {
 
 #[tokio::test]
 async fn a_call_cancelled_through_its_context_answers_cancelled() {
-    let counter = Counter::new();
+    let counter = Counter::default();
     let token = CancellationToken::new();
     let context = Context::detached().cancelled_by(token.clone());
     let call = toolkit::call_with::<Counter, Wait>(&counter, None, context);
@@ -373,7 +338,7 @@ async fn a_call_cancelled_through_its_context_answers_cancelled() {
 
 #[tokio::test]
 async fn a_tool_sees_the_caller_its_transport_names_and_none_without() {
-    let counter = Counter::new();
+    let counter = Counter::default();
     let ana = Caller::new("ana", vec!["reviews.read".into(), "reviews.write".into()]);
     let named = Context::detached().with(ana);
     let result = toolkit::call_with::<Counter, Whoami>(&counter, None, named).await;

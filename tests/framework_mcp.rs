@@ -2,16 +2,12 @@
 //! the registration a client lists (snapshotted whole), results, tool errors as `isError`
 //! results, and an unknown tool as the JSON-RPC error the MCP specification prescribes.
 
-use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorCode, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig,
-};
-use rmcp::service::{RequestContext, ServiceError};
-use rmcp::{ErrorData, RoleServer, ServerHandler};
+use std::sync::Arc;
+
+use rmcp::model::{CallToolRequestParams, ErrorCode};
+use rmcp::service::ServiceError;
 use serde_json::{Value, json};
-use test_support::in_process::connect;
+use test_support::in_process::{ToolServer, connect};
 use toolkit::{Context, Entity, Exists, Run, Tool, ToolError, Toolbox, Uuid};
 
 const MOVIE: Uuid = Uuid::from_u128(0x3f2504e0_4f89_11d3_9a0c_0305e82c3301);
@@ -110,10 +106,8 @@ impl Run<Catalog> for ReviewsDelete {
     }
 }
 
-/// A server holding one router built by the toolkit.
-pub struct Catalog {
-    tools: ToolRouter<Catalog>,
-}
+/// The state the tools run on.
+pub struct Catalog;
 
 impl Exists<Movie> for Catalog {
     async fn exists(&self, id: Uuid) -> Result<bool, ToolError> {
@@ -121,37 +115,14 @@ impl Exists<Movie> for Catalog {
     }
 }
 
-impl ServerHandler for Catalog {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.list_all()))
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        self.tools
-            .call(ToolCallContext::new(self, request, context))
-            .await
-    }
-}
-
-fn catalog() -> Catalog {
+/// A server of the two tools, routed by the toolkit.
+fn catalog() -> ToolServer<Catalog> {
     let tools = Toolbox::new()
         .tool::<MoviesSearch>()
         .tool::<ReviewsDelete>()
         .build()
         .expect("the example tools assemble");
-    Catalog { tools }
+    ToolServer::new(Arc::new(Catalog), tools)
 }
 
 fn call(name: &'static str, arguments: Value) -> CallToolRequestParams {

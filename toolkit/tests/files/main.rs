@@ -49,16 +49,7 @@ impl Served {
                 std::fs::write(&path, contents).expect("a file");
             }
         }
-        let sandbox = Sandbox::new(directory.path()).expect("the directory can be served");
-        let server = FileServer::new(sandbox).expect("the tools assemble");
-        let (client_end, server_end) = tokio::io::duplex(1 << 16);
-        tokio::spawn(async move {
-            if let Ok(running) = server.serve(server_end).await {
-                // The pipe closing ends the server; how it ended does not matter to a test.
-                let _ = running.waiting().await;
-            }
-        });
-        let client = ().serve(client_end).await.expect("the client initializes");
+        let client = ().serve(serve(directory.path())).await.expect("the client initializes");
         Served { directory, client }
     }
 
@@ -102,6 +93,21 @@ impl Served {
         assert_eq!(result.is_error, Some(true), "{tool} {arguments} succeeds");
         text(&result)
     }
+}
+
+/// Serves `directory` on one end of a new in-process pipe, and returns the other end, for a
+/// client.
+fn serve(directory: &Path) -> tokio::io::DuplexStream {
+    let sandbox = Sandbox::new(directory).expect("the directory can be served");
+    let server = FileServer::new(sandbox).expect("the tools assemble");
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            // The pipe closing ends the server; how it ended does not matter to a test.
+            let _ = running.waiting().await;
+        }
+    });
+    client_end
 }
 
 fn text(result: &CallToolResult) -> String {

@@ -12,9 +12,6 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::json;
 use tempfile::TempDir;
 
-use crate::sandbox::Sandbox;
-use crate::server::FileServer;
-
 /// Directories in the tree searched: enough for a search to take a few progress intervals.
 const DIRECTORIES: usize = 1500;
 
@@ -72,18 +69,10 @@ async fn large_tree() -> (
         std::fs::create_dir_all(&path).expect("a directory");
         std::fs::write(path.join("notes.txt"), "x").expect("a file");
     }
-    let sandbox = Sandbox::new(directory.path()).expect("the directory can be served");
-    let server = FileServer::new(sandbox).expect("the tools assemble");
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_end).await {
-            let _ = running.waiting().await;
-        }
-    });
     let log = ProgressLog::default();
     let client = log
         .clone()
-        .serve(client_end)
+        .serve(crate::serve(directory.path()))
         .await
         .expect("the client initializes");
     (directory, client, log)
