@@ -320,10 +320,10 @@ pub(crate) enum Step {
 
 /// Asks the user to confirm a call of `T` where it declares `confirm`, with the `question`
 /// its `confirmation` words (awaited only if the user is asked), and records the call of a
-/// destructive tool, which was given the ids `given`, as an [`Audit`].
+/// destructive tool, with the ids of its `exists` arguments, as an [`Audit`].
 pub(crate) async fn decide<S, T>(
     question: impl Future<Output = Result<String, ToolError>> + Send,
-    given: Vec<Uuid>,
+    ids: &[Option<Uuid>],
     context: &Context,
     arguments: Option<&JsonObject>,
     confirmations: &Confirmations,
@@ -353,7 +353,7 @@ where
         (confirmations.audit)(&Audit {
             tool: spec.name,
             caller: context.caller(),
-            ids: given,
+            ids: ids.iter().flatten().copied().collect(),
             outcome,
         });
     }

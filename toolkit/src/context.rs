@@ -114,8 +114,12 @@ struct Sent {
 }
 
 impl Context {
-    /// The context of a call rmcp is serving.
-    pub(crate) fn of_request(request: &mut RequestContext<RoleServer>) -> Context {
+    /// The context of a call rmcp is serving. What the client is and can do is read only for
+    /// a tool that may ask its user (`confirming`): the other calls need not copy it.
+    pub(crate) fn of_request(
+        request: &mut RequestContext<RoleServer>,
+        confirming: bool,
+    ) -> Context {
         let progress = request.meta.get_progress_token().map(|token| Progress {
             peer: request.peer.clone(),
             token,
@@ -123,18 +127,18 @@ impl Context {
         });
         let extensions = std::mem::take(&mut request.extensions);
         let also_cancelled = find::<Cancellation>(&extensions).map(|found| found.0.clone());
-        let client = Client {
+        let client = confirming.then(|| Client {
             peer: request.peer.clone(),
             protocol: request.protocol_version(),
             capabilities: request.client_capabilities(),
-        };
+        });
         Context {
             trace_id: crate::trace::call_id(&request.meta),
             cancelled: request.ct.clone(),
             also_cancelled,
             progress,
             extensions,
-            client: Some(client),
+            client,
             retry: Retry::default(),
         }
     }

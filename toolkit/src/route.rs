@@ -22,7 +22,7 @@ use crate::arg::json_type;
 use crate::confirm::{Step, decide};
 use crate::context::Retry;
 use crate::schema::{OutputSchemaError, input_schema, output_schema};
-use crate::{Confirmations, Context, Labels, Run, Tool, ToolError, ToolSpec, Uuid, Violations};
+use crate::{Confirmations, Context, Labels, Run, Tool, ToolError, ToolSpec, Violations};
 
 /// The rmcp description of tool `T`: name, title, description, both schemas and all four hints.
 pub fn definition<T: Tool>() -> Result<rmcp::model::Tool, OutputSchemaError> {
@@ -138,8 +138,7 @@ where
     }
     // Made here and awaited only if the user is asked.
     let question = crate::__private::Confirms::confirmation(&tool, state, context);
-    let given: Vec<Uuid> = ids.as_ref().iter().flatten().copied().collect();
-    match decide::<S, T>(question, given, context, arguments, confirmations).await {
+    match decide::<S, T>(question, ids.as_ref(), context, arguments, confirmations).await {
         Ok(Step::Run) => match tool.run(state, context).await {
             // Also reached when checked first: an id that named something has gone since.
             Err(ToolError::Missing) => {}
@@ -289,7 +288,7 @@ where
     T: Run<S>,
 {
     let mut context = context;
-    let mut call = Context::of_request(&mut context.request_context);
+    let mut call = Context::of_request(&mut context.request_context, T::SPEC.confirm);
     call.retry = Retry {
         request_state: context.request_state.take(),
         input_responses: context.input_responses.take(),
