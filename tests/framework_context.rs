@@ -1,13 +1,13 @@
 //! A call's `Context` as a tool sees it: progress reported to the client (in order, rate
 //! limited, and only when asked for), a cancelled call stopped where it waits, and the caller
-//! a transport names.
+//! a transport names; and the record of each call an observer receives once it has ended.
 //!
 //! Progress is read off the wire: the test speaks JSON-RPC lines to the server over an
 //! in-process pipe, as a client does over stdio, because rmcp's client asks for progress on
 //! every request and hands notifications to tasks of their own, whose order is not the wire's.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::ServiceExt;
@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use test_support::in_process::{ToolServer, connect};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf};
 use tokio_util::sync::CancellationToken;
-use toolkit::{Caller, Context, PROGRESS_INTERVAL, Run, Tool, ToolError, Toolbox};
+use toolkit::{CallOutcome, Caller, Context, PROGRESS_INTERVAL, Run, Tool, ToolError, Toolbox};
 
 /// How long a test waits for the server to reach a point it cannot be told about.
 const PATIENCE: Duration = Duration::from_secs(20);
@@ -352,6 +352,140 @@ async fn a_tool_sees_the_caller_its_transport_names_and_none_without() {
         result.structured_content,
         Some(json!({ "subject": null, "may_write": false }))
     );
+}
+
+/// One call as an observer saw it: the tool, how it ended, and the caller's subject.
+type Seen = (&'static str, CallOutcome, Option<String>);
+
+#[tokio::test]
+async fn every_call_ends_in_a_record_of_its_tool_outcome_and_caller() {
+    let counter = Arc::new(Counter::default());
+    let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
+    let record = seen.clone();
+    let tools = Toolbox::new()
+        .tool::<CountTo>()
+        .tool::<Wait>()
+        .tool::<Whoami>()
+        .on_call(move |call| {
+            let caller = call.caller.map(|caller| caller.subject.clone());
+            let mut seen = record.lock().unwrap();
+            seen.push((call.tool, call.outcome, caller));
+        })
+        .build()
+        .expect("the tools assemble");
+    let server = ToolServer::new(counter.clone(), tools).before_call(|_, context| {
+        let ana = Caller::new("ana", vec!["reviews.read".into()]);
+        context.extensions.insert(ana);
+    });
+    let client = connect(server).await;
+    let call = |name: &str, arguments: Value| {
+        let params = CallToolRequestParams::new(name.to_owned())
+            .with_arguments(arguments.as_object().unwrap().clone());
+        client.call_tool(params)
+    };
+    call("count_to", json!({ "to": 2 })).await.unwrap();
+    call("count_to", json!({ "to": 0, "pauseMs": 5000 }))
+        .await
+        .unwrap();
+    call("whoami", json!({})).await.unwrap();
+    // A tool no route has is refused before any tool runs: nothing to record.
+    assert!(call("count_from", json!({})).await.is_err());
+    let request = ClientRequest::CallToolRequest(Request::new(CallToolRequestParams::new("wait")));
+    let waiting = client
+        .peer()
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    until(&counter.waiting, "the call waits").await;
+    waiting.cancel(None).await.unwrap();
+    until(&counter.stopped, "the cancelled run is dropped").await;
+    let four_calls = async {
+        while seen.lock().unwrap().len() < 4 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(PATIENCE, four_calls)
+        .await
+        .expect("the cancelled call is recorded");
+
+    let ana = Some("ana".to_owned());
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            ("count_to", CallOutcome::Ok, ana.clone()),
+            ("count_to", CallOutcome::Invalid, ana.clone()),
+            ("whoami", CallOutcome::Ok, ana.clone()),
+            ("wait", CallOutcome::Cancelled, ana),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn each_way_a_tool_fails_is_an_outcome_of_its_own() {
+    use toolkit::Violations;
+    let cases = [
+        (
+            ToolError::Invalid(Violations::default()),
+            CallOutcome::Invalid,
+        ),
+        (
+            ToolError::NotFound {
+                entity: "movie",
+                id: toolkit::Uuid::nil(),
+                listed_by: &["movies_search"],
+            },
+            CallOutcome::NotFound,
+        ),
+        (ToolError::Cancelled, CallOutcome::Cancelled),
+        (
+            ToolError::Declined("nothing was done."),
+            CallOutcome::Declined,
+        ),
+        (ToolError::StaleConfirmation, CallOutcome::Unconfirmed),
+        (ToolError::CannotConfirm, CallOutcome::Unconfirmed),
+        (
+            ToolError::unexpected("the disk is full"),
+            CallOutcome::Unexpected,
+        ),
+    ];
+    for (error, expected) in cases {
+        let text = error.to_string();
+        let seen: Arc<Mutex<Vec<CallOutcome>>> = Arc::default();
+        let record = seen.clone();
+        let tools = Toolbox::new()
+            .tool::<Fail>()
+            .on_call(move |call| record.lock().unwrap().push(call.outcome))
+            .build()
+            .expect("the tool assembles");
+        let failing = Failing(Mutex::new(Some(error)));
+        let client = connect(ToolServer::new(Arc::new(failing), tools)).await;
+        let result = client
+            .call_tool(CallToolRequestParams::new("fail"))
+            .await
+            .unwrap();
+        assert_eq!(result.is_error, Some(true), "{text}");
+        assert_eq!(*seen.lock().unwrap(), [expected], "{text}");
+        assert!(expected.is_error());
+    }
+}
+
+/// What `fail` would return, were it to succeed.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Failed {}
+
+/// Fails with the error its state holds.
+#[derive(Tool)]
+#[tool(name = "fail", title = "Fail", output = Failed, read_only, destructive = false, idempotent,
+       open_world = false)]
+pub struct Fail {}
+
+/// The error `fail` fails with, once.
+pub struct Failing(Mutex<Option<ToolError>>);
+
+impl Run<Failing> for Fail {
+    async fn run(self, failing: &Failing, _context: &Context) -> Result<Failed, ToolError> {
+        Err(failing.0.lock().unwrap().take().expect("one call"))
+    }
 }
 
 /// Waits until `flag` is set.

@@ -12,6 +12,7 @@ use rmcp::model::CallToolRequestParams;
 use crate::cli::{Cli, Command};
 use crate::demo::{self, DEMO_SEED, Size};
 use crate::error::Error;
+use crate::metrics::metrics;
 use crate::serve::MovieReviews;
 use crate::tools::Tools;
 use crate::{auth, bundle, http, jsonrpc, progress, stdio};
@@ -36,7 +37,10 @@ pub async fn run(cli: Cli, toolbox: Toolbox<Store>) -> Result<ExitCode, Error> {
     let confirmations =
         crate::confirmations::confirmations(cli.confirm, cli.state_key_file.as_deref(), stdio)?;
     // The tools chosen, checked before the database is opened.
-    let tools = Tools::assemble(toolbox.confirmations(confirmations), &selection)?;
+    let toolbox = toolbox
+        .confirmations(confirmations)
+        .on_call(|call| metrics().tool_call(call));
+    let tools = Tools::assemble(toolbox, &selection)?;
     match cli.command {
         None => {
             let named = cli.database.is_some();

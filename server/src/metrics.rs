@@ -16,6 +16,7 @@ use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 
 use store::Store;
+use toolkit::{CallOutcome, CallRecord};
 
 /// The process's metrics.
 pub struct Metrics {
@@ -161,9 +162,20 @@ impl Metrics {
         self.confirmations.get_or_create(&labels).inc();
     }
 
-    /// A tool call of `tool` that ended as `outcome` after `seconds`.
-    pub fn tool_call(&self, tool: &str, outcome: Outcome, seconds: f64) {
-        let tool = tool.to_owned();
+    /// A tool call, once it has ended. A call that asks its user to confirm is counted when
+    /// it is retried with the answer.
+    pub fn tool_call(&self, call: &CallRecord<'_>) {
+        let outcome = match call.outcome {
+            CallOutcome::Ok => Outcome::ok,
+            CallOutcome::Invalid => Outcome::validation,
+            CallOutcome::NotFound => Outcome::not_found,
+            CallOutcome::Cancelled | CallOutcome::Declined => Outcome::cancelled,
+            CallOutcome::Unconfirmed => Outcome::unconfirmed,
+            CallOutcome::AskedUser => return,
+            _ => Outcome::unexpected,
+        };
+        let seconds = call.duration.as_secs_f64();
+        let tool = call.tool.to_owned();
         self.calls
             .get_or_create(&CallLabels {
                 tool: tool.clone(),

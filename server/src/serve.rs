@@ -2,20 +2,18 @@
 //! (`stdio`, `http`) serve it.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest,
-    CustomResult, DiscoverResult, ErrorCode, Implementation, ListToolsResult, MetaObject,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult,
+    DiscoverResult, ErrorCode, Implementation, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use toolkit::ToolSpecs;
 
-use crate::metrics::{Outcome, metrics};
 use crate::tools::{self, Tools};
 use store::Store;
 
@@ -144,8 +142,6 @@ impl ServerHandler for MovieReviews {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let tool = request.name.clone();
-        let started = Instant::now();
         let mut answer = self
             .tools
             .router()
@@ -153,13 +149,6 @@ impl ServerHandler for MovieReviews {
             .await;
         if let Ok(CallToolResponse::Complete(result)) = &mut answer {
             self.identified(&mut result.meta);
-        }
-        // Only the tools served are counted: each name a client made up would be a new series.
-        if let Ok(CallToolResponse::Complete(result)) = &answer
-            && self.tools.router().has_route(&tool)
-        {
-            let seconds = started.elapsed().as_secs_f64();
-            metrics().tool_call(&tool, outcome(result), seconds);
         }
         answer
     }
@@ -190,31 +179,6 @@ impl ServerHandler for MovieReviews {
         serde_json::to_value(result)
             .map(CustomResult)
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))
-    }
-}
-
-/// How a call ended, read from its answer: each kind of failure has its own opening words.
-fn outcome(result: &CallToolResult) -> Outcome {
-    if result.is_error != Some(true) {
-        return Outcome::ok;
-    }
-    let text = result
-        .content
-        .first()
-        .and_then(|block| block.as_text())
-        .map_or("", |text| text.text.as_str());
-    if text.starts_with("Validation Failed:") {
-        Outcome::validation
-    } else if text.starts_with("Not Found:") {
-        Outcome::not_found
-    } else if text.starts_with("Cancelled:") {
-        Outcome::cancelled
-    } else if text.starts_with("Error: the confirmation")
-        || text.starts_with("Error: this client can't")
-    {
-        Outcome::unconfirmed
-    } else {
-        Outcome::unexpected
     }
 }
 

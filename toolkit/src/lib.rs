@@ -74,6 +74,7 @@ pub mod arg;
 mod confirm;
 mod context;
 mod error;
+mod outcome;
 mod read;
 mod route;
 pub mod rule;
@@ -91,6 +92,7 @@ pub use confirm::{
 };
 pub use context::{Caller, Cancellation, Context, PROGRESS_INTERVAL};
 pub use error::{Labels, ToolError, Violation, Violations};
+pub use outcome::{CallOutcome, CallRecord};
 pub use route::{
     ToolSpecs, Toolbox, ToolboxError, call, call_with, definition, route, unreadable_call,
 };

@@ -21,8 +21,12 @@ use serde_json::Value;
 use crate::arg::json_type;
 use crate::confirm::{Step, decide};
 use crate::context::Retry;
+use crate::outcome::Observer;
 use crate::schema::{OutputSchemaError, input_schema, output_schema};
-use crate::{Confirmations, Context, Labels, Run, Tool, ToolError, ToolSpec, Violations};
+use crate::{
+    CallOutcome, CallRecord, Confirmations, Context, Labels, Run, Tool, ToolError, ToolSpec,
+    Violations,
+};
 
 /// The rmcp description of tool `T`: name, title, description, both schemas and all four hints.
 pub fn definition<T: Tool>() -> Result<rmcp::model::Tool, OutputSchemaError> {
@@ -69,28 +73,30 @@ where
     S: Sync,
     T: Run<S>,
 {
-    let confirmations = Confirmations::default();
-    let response =
-        call_labelled::<S, T>(state, arguments, Labels::WireNames, context, &confirmations).await;
+    let response = call_routed::<S, T>(state, arguments, context, &Routing::default()).await;
     match response {
         CallToolResponse::Complete(result) => result,
         // Only a client that can ask its user is asked, and a detached context has no client.
-        _ => encode::<()>(
-            T::SPEC.name,
-            Err(ToolError::unexpected(
-                "a call without a client asked for input",
-            )),
-            Labels::WireNames,
-        ),
+        _ => {
+            let error = ToolError::unexpected("a call without a client asked for input");
+            encode::<()>(T::SPEC.name, Err(error), Labels::WireNames).0
+        }
     }
 }
 
-async fn call_labelled<S, T>(
+/// What every route of a [`Toolbox`] shares: its settings, chosen by the time it is built.
+#[derive(Default)]
+struct Routing {
+    labels: Labels,
+    confirmations: Confirmations,
+    observer: Option<Observer>,
+}
+
+async fn call_routed<S, T>(
     state: &S,
     arguments: Option<&JsonObject>,
-    labels: Labels,
     context: Context,
-    confirmations: &Confirmations,
+    routing: &Routing,
 ) -> CallToolResponse
 where
     S: Sync,
@@ -98,17 +104,32 @@ where
 {
     let started = Instant::now();
     // A cancelled call is dropped where it waits: whatever it holds is dropped with it.
-    let outcome = tokio::select! {
+    let ran = tokio::select! {
         biased;
         () = context.cancelled() => Err(ToolError::Cancelled),
-        outcome = run::<S, T>(state, arguments, &context, confirmations) => outcome,
+        ran = run::<S, T>(state, arguments, &context, &routing.confirmations) => ran,
     };
-    let response = match outcome {
-        Ok(Ran::Asking(input_required)) => CallToolResponse::InputRequired(input_required),
-        Ok(Ran::Done(output)) => encode(T::SPEC.name, Ok(output), labels).into(),
-        Err(error) => encode::<T::Output>(T::SPEC.name, Err(error), labels).into(),
+    let (response, outcome) = match ran {
+        Ok(Ran::Asking(input_required)) => (input_required.into(), CallOutcome::AskedUser),
+        Ok(Ran::Done(output)) => {
+            let (result, outcome) = encode(T::SPEC.name, Ok(output), routing.labels);
+            (result.into(), outcome)
+        }
+        Err(error) => {
+            let (result, outcome) = encode::<T::Output>(T::SPEC.name, Err(error), routing.labels);
+            (result.into(), outcome)
+        }
     };
-    tracing::debug!(tool = T::SPEC.name, elapsed = ?started.elapsed(), "tool call");
+    let duration = started.elapsed();
+    tracing::debug!(tool = T::SPEC.name, %outcome, elapsed = ?duration, "tool call");
+    if let Some(observer) = &routing.observer {
+        observer(&CallRecord {
+            tool: T::SPEC.name,
+            outcome,
+            duration,
+            caller: context.caller(),
+        });
+    }
     response
 }
 
@@ -154,17 +175,19 @@ where
     ))
 }
 
+/// The result a client gets for `outcome`, and how the call ended.
 fn encode<O: serde::Serialize>(
     tool: &str,
     outcome: Result<O, ToolError>,
     labels: Labels,
-) -> CallToolResult {
+) -> (CallToolResult, CallOutcome) {
     let error = match outcome.map(structured) {
-        Ok(Ok(result)) => return result,
+        Ok(Ok(result)) => return (result, CallOutcome::Ok),
         Ok(Err(cause)) => ToolError::from(cause),
         Err(ToolError::Invalid(violations)) => ToolError::Invalid(violations.labelled(labels)),
         Err(error) => error,
     };
+    let outcome = CallOutcome::of_error(&error);
     let text = match error {
         ToolError::Unexpected(cause) => {
             let reference = new_reference();
@@ -173,7 +196,10 @@ fn encode<O: serde::Serialize>(
         }
         known => known.to_string(),
     };
-    CallToolResult::error(vec![ContentBlock::text(text)])
+    (
+        CallToolResult::error(vec![ContentBlock::text(text)]),
+        outcome,
+    )
 }
 
 /// A successful result: `output` as `structuredContent`, and the same JSON as its text. The text
@@ -259,20 +285,17 @@ where
     S: Send + Sync + 'static,
     T: Run<S>,
 {
-    labelled_route::<S, T>(Labels::WireNames, Arc::new(Confirmations::default()))
+    routed::<S, T>(Arc::new(Routing::default()))
 }
 
-fn labelled_route<S, T>(
-    labels: Labels,
-    confirmations: Arc<Confirmations>,
-) -> Result<ToolRoute<S>, OutputSchemaError>
+fn routed<S, T>(routing: Arc<Routing>) -> Result<ToolRoute<S>, OutputSchemaError>
 where
     S: Send + Sync + 'static,
     T: Run<S>,
 {
     // Written in the call, so that the closure is inferred for every lifetime of the context.
     Ok(ToolRoute::new_dyn(definition::<T>()?, move |context| {
-        dispatch::<S, T>(context, labels, confirmations.clone())
+        dispatch::<S, T>(context, routing.clone())
     }))
 }
 
@@ -280,8 +303,7 @@ where
 /// the context's lifetime.
 fn dispatch<'a, S, T>(
     context: ToolCallContext<'a, S>,
-    labels: Labels,
-    confirmations: Arc<Confirmations>,
+    routing: Arc<Routing>,
 ) -> BoxFuture<'a, Result<CallToolResponse, ErrorData>>
 where
     S: Send + Sync + 'static,
@@ -298,11 +320,7 @@ where
     Box::pin(
         async move {
             let arguments = context.arguments.as_ref();
-            let confirmations = &*confirmations;
-            Ok(
-                call_labelled::<S, T>(context.service, arguments, labels, call, confirmations)
-                    .await,
-            )
+            Ok(call_routed::<S, T>(context.service, arguments, call, &routing).await)
         }
         .instrument(span),
     )
@@ -321,15 +339,13 @@ pub struct Toolbox<S> {
     pub(crate) routes: Vec<PendingRoute<S>>,
     pub(crate) specs: Vec<&'static ToolSpec>,
     pub(crate) problems: Vec<String>,
-    labels: Labels,
-    confirmations: Option<Confirmations>,
+    routing: Routing,
 }
 
-/// A tool's route, made when the toolbox is built, in the label style and with the
-/// confirmation settings chosen by then.
+/// A tool's route, made when the toolbox is built, with the settings chosen by then.
 pub(crate) struct PendingRoute<S> {
     pub(crate) name: &'static str,
-    make: fn(Labels, Arc<Confirmations>) -> Result<ToolRoute<S>, OutputSchemaError>,
+    make: fn(Arc<Routing>) -> Result<ToolRoute<S>, OutputSchemaError>,
 }
 
 impl<S: Send + Sync + 'static> Default for Toolbox<S> {
@@ -345,8 +361,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             routes: Vec::new(),
             specs: Vec::new(),
             problems: Vec::new(),
-            labels: Labels::default(),
-            confirmations: None,
+            routing: Routing::default(),
         }
     }
 
@@ -377,7 +392,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     /// # let _ = router;
     /// ```
     pub fn labels(mut self, labels: Labels) -> Self {
-        self.labels = labels;
+        self.routing.labels = labels;
         self
     }
 
@@ -385,7 +400,42 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     /// the keys that seal confirmations, and where audit events go. By default
     /// [`Confirmations::default`]: ask where the client can, with a key of this process's own.
     pub fn confirmations(mut self, confirmations: Confirmations) -> Self {
-        self.confirmations = Some(confirmations);
+        self.routing.confirmations = confirmations;
+        self
+    }
+
+    /// Hands every call of these tools, once it has ended, to `observer`: the tool, how it
+    /// ended, how long it took and who called. What a server counts in its metrics, say. It
+    /// runs on the call's task before the answer goes back, so it should be quick. A second
+    /// observer replaces the first.
+    ///
+    /// ```
+    /// # use std::sync::{Arc, Mutex};
+    /// # use toolkit::{CallOutcome, Tool};
+    /// # #[derive(serde::Serialize, schemars::JsonSchema)] pub struct Out {}
+    /// /// Counts.
+    /// #[derive(Tool)]
+    /// #[tool(name = "count", title = "Count", output = Out,
+    ///        read_only, destructive = false, idempotent, open_world = false)]
+    /// pub struct Count {
+    ///     #[arg(min = 1)]
+    ///     to: u32,
+    /// }
+    /// # struct Server;
+    /// # impl toolkit::Run<Server> for Count {
+    /// #     async fn run(self, _: &Server, _: &toolkit::Context) -> Result<Out, toolkit::ToolError> { Ok(Out {}) }
+    /// # }
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let record = seen.clone();
+    /// let router = toolkit::Toolbox::<Server>::new()
+    ///     .tool::<Count>()
+    ///     .on_call(move |call| record.lock().unwrap().push((call.tool, call.outcome)))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = router;
+    /// ```
+    pub fn on_call(mut self, observer: impl Fn(&CallRecord<'_>) + Send + Sync + 'static) -> Self {
+        self.routing.observer = Some(Arc::new(observer));
         self
     }
 
@@ -401,7 +451,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         match definition::<T>() {
             Ok(_) => self.routes.push(PendingRoute {
                 name,
-                make: labelled_route::<S, T>,
+                make: routed::<S, T>,
             }),
             Err(error) => self.problems.push(format!(
                 "the output type of `{name}` ({}) cannot be an MCP output schema: {error}",
@@ -438,18 +488,25 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         }
     }
 
+    /// Every problem found while adding and selecting tools, which [`build`](Self::build)
+    /// would report.
+    pub fn check(&self) -> Result<(), ToolboxError> {
+        if self.problems.is_empty() {
+            return Ok(());
+        }
+        Err(ToolboxError {
+            problems: self.problems.clone(),
+        })
+    }
+
     /// The router, or every problem found while adding tools.
     pub fn build(self) -> Result<ToolRouter<S>, ToolboxError> {
-        if !self.problems.is_empty() {
-            return Err(ToolboxError {
-                problems: self.problems,
-            });
-        }
-        let confirmations = Arc::new(self.confirmations.unwrap_or_default());
+        self.check()?;
+        let routing = Arc::new(self.routing);
         let mut router = ToolRouter::new();
         for pending in self.routes {
             // Each definition was made once already, when the tool was added.
-            match (pending.make)(self.labels, confirmations.clone()) {
+            match (pending.make)(routing.clone()) {
                 Ok(route) => router = router.with_route(route),
                 Err(error) => {
                     return Err(ToolboxError {
