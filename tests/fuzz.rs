@@ -40,8 +40,6 @@ use std::sync::{LazyLock, Once};
 use std::time::{Duration, Instant};
 
 use jsonschema::Validator;
-use movie_reviews_mcp::serve::MovieReviews;
-use movie_reviews_mcp::tools::Tools;
 use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::strategy::{Union, ValueTree};
@@ -82,9 +80,8 @@ static ONE_RUN_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new
 /// the tools declare: a tool added to the server is fuzzed too, and an argument this test
 /// cannot generate a value for fails it.
 static TOOLS: LazyLock<Vec<(&'static str, Vec<Param>)>> = LazyLock::new(|| {
-    let tools = Tools::every().expect("the server's tools");
-    tools
-        .declared()
+    let declared = movie_reviews_mcp::tools::toolbox().specs();
+    declared
         .iter()
         .map(|spec| {
             let params = spec.args.iter().map(|arg| {
@@ -870,7 +867,7 @@ impl Fuzzer {
         let store = movie_reviews_mcp::commands::open_or_create(database)
             .await
             .unwrap();
-        let service = connect(MovieReviews::new(store, Tools::every().unwrap())).await;
+        let service = connect(movie_reviews_mcp::serve::every_tool(store).unwrap()).await;
         let output_schemas = output_schemas(&service).await;
         Fuzzer {
             service,

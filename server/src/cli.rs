@@ -389,20 +389,18 @@ pub enum LogFormat {
 
 #[cfg(test)]
 mod tests {
-    use crate::tools::Tools;
-
     use super::*;
 
     #[test]
     fn the_token_help_names_each_scope_with_the_tools_that_need_it() {
-        let tools = Tools::every().unwrap();
-        let mut command = command(tools.declared());
+        let declared = crate::tools::toolbox().specs();
+        let mut command = command(&declared);
         let token = command.find_subcommand_mut("token").unwrap();
         let help = token.render_long_help().to_string();
-        let scopes = tools.declared().scopes();
+        let scopes = declared.scopes();
         assert_eq!(scopes, ["reviews.read", "reviews.write"]);
         for scope in scopes {
-            let needing: Vec<&str> = (tools.declared().iter())
+            let needing: Vec<&str> = (declared.iter())
                 .filter(|spec| spec.scope == Some(scope))
                 .map(|spec| spec.name)
                 .collect();

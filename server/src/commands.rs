@@ -13,8 +13,7 @@ use crate::cli::{Cli, Command};
 use crate::demo::{self, DEMO_SEED, Size};
 use crate::error::Error;
 use crate::metrics::metrics;
-use crate::serve::MovieReviews;
-use crate::tools::Tools;
+use crate::serve::{self, MovieReviews};
 use crate::{auth, bundle, http, jsonrpc, progress, stdio};
 use store::{self, Database, Store, StoreError};
 use toolkit::{Selection, Toolbox};
@@ -40,21 +39,18 @@ pub async fn run(cli: Cli, toolbox: Toolbox<Store>) -> Result<ExitCode, Error> {
     let toolbox = toolbox
         .confirmations(confirmations)
         .on_call(|call| metrics().tool_call(call));
-    let tools = Tools::assemble(toolbox, &selection)?;
+    let server = serve::server(toolbox).select(&selection);
+    server.check()?;
     match cli.command {
         None => {
             let named = cli.database.is_some();
             let database = connected(database_named(cli.database)?);
             if let Some(address) = cli.http {
-                let bound = http::bind(address, cli.http_options, tools.declared()).await?;
+                let bound = http::bind(address, cli.http_options, &server.declared()).await?;
                 let store = open_serving(&database, &selection).await?;
                 tracing::info!(%database, "opened the database");
-                let served = http::run(
-                    bound,
-                    MovieReviews::new(store.clone(), tools),
-                    shutdown_signal(),
-                )
-                .await;
+                let served =
+                    http::run(bound, server.build(store.clone())?, shutdown_signal()).await;
                 store.close().await;
                 served?;
                 return Ok(ExitCode::SUCCESS);
@@ -65,7 +61,7 @@ pub async fn run(cli: Cli, toolbox: Toolbox<Store>) -> Result<ExitCode, Error> {
             }
             tracing::info!(%database, "serving MCP on stdio");
             let (stdin, stdout) = stdio::standard_streams();
-            let server = MovieReviews::new(store.clone(), tools);
+            let server = server.build(store.clone())?;
             let served = stdio::run(server, stdin, stdout, shutdown_signal()).await;
             // Closing checkpoints the write-ahead log, once every answer is out.
             store.close().await;
@@ -110,21 +106,16 @@ pub async fn run(cli: Cli, toolbox: Toolbox<Store>) -> Result<ExitCode, Error> {
         }) => {
             let database = connected(database_named(database.or(cli.database))?);
             let store = open_serving(&database, &selection).await?;
-            let called = call(
-                MovieReviews::new(store.clone(), tools),
-                tool,
-                arguments.as_deref(),
-            )
-            .await;
+            let called = call(server.build(store.clone())?, tool, arguments.as_deref()).await;
             store.close().await;
             called
         }
         Some(Command::Token { scopes }) => {
-            auth::tokens::print_new(&scopes, &tools.declared().scopes())?;
+            auth::tokens::print_new(&scopes, &server.declared().scopes())?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Bundle { output }) => {
-            bundle::write(&output, &tools.router().list_all(), &selection)?;
+            bundle::write(&output, &server.definitions(), &selection)?;
             eprintln!(
                 "Wrote {}: open it with Claude Desktop to install the server.",
                 output.display()
@@ -132,7 +123,7 @@ pub async fn run(cli: Cli, toolbox: Toolbox<Store>) -> Result<ExitCode, Error> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Tools) => {
-            let tools = tools.router().list_all();
+            let tools = server.definitions();
             println!(
                 "{}",
                 serde_json::to_string_pretty(&serde_json::json!({ "tools": tools }))?

@@ -130,7 +130,7 @@ pub async fn run(
         auth,
     } = bound;
     let address = listener.local_addr()?;
-    let store = server.store.clone();
+    let store = server.state().clone();
     let stop_rmcp = CancellationToken::new();
     let readiness = Readiness {
         store: store.clone(),
@@ -193,7 +193,7 @@ fn app(
     readiness: Readiness,
     stop: CancellationToken,
 ) -> Router {
-    let specs = server.tools.served().clone();
+    let specs = server.served().clone();
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)

@@ -6,7 +6,8 @@
 //! - [`commands`]: what each command does ([`commands::run`]), and opening the database.
 //! - [`cli`]: the command line.
 //! - [`stdio`] and [`http`]: the two transports; `http` checks tokens through [`auth`].
-//! - [`serve`]: the rmcp `ServerHandler` ([`serve::MovieReviews`]) the transports serve.
+//! - [`serve`]: the server as a `toolkit::Server`, whose handler ([`serve::MovieReviews`]) the
+//!   transports serve.
 //! - [`tools`]: one module per tool, and the one list of them.
 //! - [`model`]: what the tools return, as clients see it.
 //! - the store is the crate `store`: the only code that knows SQL, and its backends.

@@ -58,8 +58,8 @@ fn read_only_and_named_selections_list_only_their_tools() {
 #[test]
 fn a_selection_that_names_no_tool_or_a_writing_one_stops_the_server_before_the_database() {
     // Every tool, in the order the server declares them: "a, b and c".
-    let tools = movie_reviews_mcp::tools::Tools::every().expect("the server's tools");
-    let names: Vec<&str> = tools.declared().iter().map(|spec| spec.name).collect();
+    let declared = movie_reviews_mcp::tools::toolbox().specs();
+    let names: Vec<&str> = declared.iter().map(|spec| spec.name).collect();
     let (last, rest) = names.split_last().expect("the server has tools");
     let every_tool_named = format!(
         "no tool is named `everything`; the tools are {} and {last}",

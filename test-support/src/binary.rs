@@ -51,8 +51,8 @@ pub fn tool_names() -> Vec<&'static str> {
 
 /// The names of the tools the server declares that `keep` keeps, in name order.
 pub fn tool_names_where(keep: impl Fn(&toolkit::ToolSpec) -> bool) -> Vec<&'static str> {
-    let tools = movie_reviews_mcp::tools::Tools::every().expect("the server's tools");
-    let declared = tools.declared().iter().filter(|spec| keep(spec));
+    let declared = movie_reviews_mcp::tools::toolbox().specs();
+    let declared = declared.iter().filter(|spec| keep(spec));
     let mut names: Vec<&str> = declared.map(|spec| spec.name).collect();
     names.sort_unstable();
     names

@@ -8,8 +8,6 @@ use std::sync::Arc;
 
 use jsonschema::Validator;
 use movie_reviews_mcp::demo::Size;
-use movie_reviews_mcp::serve::MovieReviews;
-use movie_reviews_mcp::tools::Tools;
 use rmcp::RoleClient;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
@@ -129,7 +127,7 @@ impl Client {
 
     /// A server on `store`; `guard` keeps its database for as long as the client lives.
     pub async fn serving(store: Store, guard: Guard) -> Client {
-        let service = connect(MovieReviews::new(store, Tools::every().unwrap())).await;
+        let service = connect(movie_reviews_mcp::serve::every_tool(store).unwrap()).await;
         let output_schemas = output_schemas(&service).await;
         Client {
             service,

@@ -80,6 +80,7 @@ mod route;
 pub mod rule;
 mod schema;
 mod selection;
+mod server;
 mod spec;
 mod trace;
 
@@ -98,6 +99,7 @@ pub use route::{
 };
 pub use schema::{OutputSchemaError, input_schema, output_schema};
 pub use selection::Selection;
+pub use server::{Handler, Server};
 pub use spec::{ArgSpec, DefaultValue, Hints, Presence, ToolSpec};
 /// The token a [`Cancellation`] carries, and [`Context::cancelled_by`] takes.
 pub use tokio_util::sync::CancellationToken;

@@ -345,6 +345,7 @@ pub struct Toolbox<S> {
 /// A tool's route, made when the toolbox is built, with the settings chosen by then.
 pub(crate) struct PendingRoute<S> {
     pub(crate) name: &'static str,
+    definition: rmcp::model::Tool,
     make: fn(Arc<Routing>) -> Result<ToolRoute<S>, OutputSchemaError>,
 }
 
@@ -449,8 +450,9 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         }
         self.specs.push(T::SPEC);
         match definition::<T>() {
-            Ok(_) => self.routes.push(PendingRoute {
+            Ok(definition) => self.routes.push(PendingRoute {
                 name,
+                definition,
                 make: routed::<S, T>,
             }),
             Err(error) => self.problems.push(format!(
@@ -497,6 +499,22 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         Err(ToolboxError {
             problems: self.problems.clone(),
         })
+    }
+
+    /// What `tools/list` will list: each tool's definition, in name order.
+    pub fn definitions(&self) -> Vec<rmcp::model::Tool> {
+        let mut tools: Vec<_> = self
+            .routes
+            .iter()
+            .map(|route| route.definition.clone())
+            .collect();
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+        tools
+    }
+
+    /// The label style chosen.
+    pub(crate) fn chosen_labels(&self) -> Labels {
+        self.routing.labels
     }
 
     /// The router, or every problem found while adding tools.

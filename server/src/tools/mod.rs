@@ -1,5 +1,5 @@
 //! The server's tools, one module each, and what they share: the one list of them
-//! ([`toolbox`]), assembled once per process ([`Tools`]), and the entities their ids name
+//! ([`toolbox`]), and the entities their ids name
 //! (declared once, with the tools that list valid ids).
 
 mod authors_search;
@@ -10,10 +10,8 @@ mod reviews_list;
 mod reviews_write;
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use rmcp::handler::server::router::tool::ToolRouter;
-use toolkit::{Entity, Exists, Labels, Selection, ToolError, ToolSpecs, Toolbox, ToolboxError};
+use toolkit::{Entity, Exists, Labels, ToolError, Toolbox};
 use uuid::Uuid;
 
 pub use authors_search::AuthorsSearch;
@@ -77,51 +75,6 @@ pub fn toolbox() -> Toolbox<Store> {
         .tool::<ReviewsDelete>()
 }
 
-/// The server's tools, assembled once per process and handed to each transport: the router of
-/// the tools served, what they declare, and what every tool declares, served or not (a token's
-/// scopes are checked against every tool's, since it may be meant for other replicas too).
-#[derive(Clone)]
-pub struct Tools {
-    router: Arc<ToolRouter<Store>>,
-    served: ToolSpecs,
-    declared: ToolSpecs,
-}
-
-impl Tools {
-    /// The tools of `toolbox` that `selection` chooses; every problem with the selection (a
-    /// name no tool has, say) is in the error.
-    pub fn assemble(toolbox: Toolbox<Store>, selection: &Selection) -> Result<Tools, ToolboxError> {
-        let declared = toolbox.specs();
-        let chosen = toolbox.select(selection);
-        let served = chosen.specs();
-        Ok(Tools {
-            router: Arc::new(chosen.build()?),
-            served,
-            declared,
-        })
-    }
-
-    /// Every tool of [`toolbox`].
-    pub fn every() -> Result<Tools, ToolboxError> {
-        Tools::assemble(toolbox(), &Selection::default())
-    }
-
-    /// The routes of the tools served.
-    pub fn router(&self) -> &ToolRouter<Store> {
-        &self.router
-    }
-
-    /// What the tools served declare, in the toolbox's order.
-    pub fn served(&self) -> &ToolSpecs {
-        &self.served
-    }
-
-    /// What every tool declares, served or not, in the toolbox's order.
-    pub fn declared(&self) -> &ToolSpecs {
-        &self.declared
-    }
-}
-
 /// Sorts reviews (already in review order) under the id each belongs to, keeping their order.
 fn group_reviews(
     reviews: Vec<ReviewRow>,
@@ -140,8 +93,8 @@ mod tests {
 
     #[test]
     fn reading_needs_reviews_read_and_changing_needs_reviews_write() {
-        let tools = Tools::every().unwrap();
-        for spec in tools.declared().iter() {
+        let declared = toolbox().specs();
+        for spec in declared.iter() {
             let needed = if spec.hints.read_only {
                 "reviews.read"
             } else {
@@ -149,24 +102,21 @@ mod tests {
             };
             assert_eq!(spec.scope, Some(needed), "{}", spec.name);
         }
-        assert_eq!(tools.declared().scopes(), ["reviews.read", "reviews.write"]);
+        assert_eq!(declared.scopes(), ["reviews.read", "reviews.write"]);
     }
 
     #[test]
     fn the_tools_a_not_found_answer_names_are_the_servers() {
-        let tools = Tools::every().unwrap();
+        let declared = toolbox().specs();
         let listers = [Movie::LISTED_BY, Author::LISTED_BY, Review::LISTED_BY];
         for name in listers.concat() {
-            assert!(
-                tools.declared().get(name).is_some(),
-                "no tool is named {name}"
-            );
+            assert!(declared.get(name).is_some(), "no tool is named {name}");
         }
     }
 
     #[test]
     fn every_tool_says_what_it_lets_a_model_do() {
-        for spec in Tools::every().unwrap().declared().iter() {
+        for spec in toolbox().specs().iter() {
             assert!(spec.ability.is_some(), "{} declares no ability", spec.name);
         }
     }

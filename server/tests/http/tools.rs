@@ -155,22 +155,21 @@ async fn the_http_server_runs_in_process_until_its_shutdown_completes() {
     use movie_reviews_mcp::cli::Cli;
     use movie_reviews_mcp::commands::open_or_create;
     use movie_reviews_mcp::http;
-    use movie_reviews_mcp::serve::MovieReviews;
-    use movie_reviews_mcp::tools::Tools;
+    use movie_reviews_mcp::serve;
     use store::Database;
 
     let dir = TempDir::new("http-in-process");
     let cli = Cli::parse_from(["movie-reviews-mcp", "--http", "127.0.0.1:0"]);
     let address = cli.http.expect("an address");
-    let tools = Tools::every().expect("the tools");
-    let bound = http::bind(address, cli.http_options, tools.declared())
+    let declared = movie_reviews_mcp::tools::toolbox().specs();
+    let bound = http::bind(address, cli.http_options, &declared)
         .await
         .expect("bind");
     let origin = format!("http://{}", bound.local_addr().expect("an address"));
     let store = open_or_create(&Database::Sqlite(dir.path().join("reviews.db")))
         .await
         .expect("a store");
-    let server = MovieReviews::new(store.clone(), tools);
+    let server = serve::every_tool(store.clone()).expect("the tools");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let serving = tokio::spawn(http::run(bound, server, async {
         let _ = stopped.await;

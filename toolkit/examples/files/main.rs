@@ -4,8 +4,8 @@
 //! symbolic links that lead out are refused.
 //!
 //! It shows the framework on its own: each tool is one annotated struct (`tools/`), the paths
-//! are checked in one place (`sandbox.rs`), and `server.rs` serves the toolbox from an rmcp
-//! `ServerHandler`. Logs go to stderr; stdout carries only MCP messages.
+//! are checked in one place (`sandbox.rs`), and `server.rs` declares the server: its name and
+//! what it tells a model, over the toolbox. Logs go to stderr; stdout carries only MCP messages.
 
 mod sandbox;
 mod server;
@@ -17,7 +17,6 @@ use std::process::ExitCode;
 use rmcp::ServiceExt;
 
 use crate::sandbox::Sandbox;
-use crate::server::FileServer;
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -32,7 +31,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let server = match FileServer::new(sandbox) {
+    let server = match server::serving(sandbox) {
         Ok(server) => server,
         Err(error) => {
             eprintln!("files: {error}");

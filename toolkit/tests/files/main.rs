@@ -27,7 +27,6 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 
 use crate::sandbox::Sandbox;
-use crate::server::FileServer;
 
 /// A served directory and a client connected to the server.
 struct Served {
@@ -99,7 +98,7 @@ impl Served {
 /// client.
 fn serve(directory: &Path) -> tokio::io::DuplexStream {
     let sandbox = Sandbox::new(directory).expect("the directory can be served");
-    let server = FileServer::new(sandbox).expect("the tools assemble");
+    let server = server::serving(sandbox).expect("the tools assemble");
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
         if let Ok(running) = server.serve(server_end).await {
