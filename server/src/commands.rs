@@ -14,9 +14,10 @@ use crate::demo::{self, DEMO_SEED, Size};
 use crate::error::Error;
 use crate::metrics::metrics;
 use crate::serve::{self, MovieReviews};
-use crate::{auth, bundle, http, jsonrpc, progress, stdio};
+use crate::{auth, bundle, http, progress};
 use store::{self, Database, Store, StoreError};
-use toolkit::{Selection, Toolbox};
+use toolkit::jsonrpc;
+use toolkit::{Selection, Toolbox, shutdown_signal};
 
 /// Runs the command the command line names, with the tools of `toolbox` (the server's one list
 /// of them, [`tools::toolbox`]) that the command line chooses.
@@ -60,9 +61,7 @@ pub async fn run(cli: Cli, toolbox: Toolbox<Store>) -> Result<ExitCode, Error> {
                 eprintln!("{}", terminal_banner(&database, named));
             }
             tracing::info!(%database, "serving MCP on stdio");
-            let (stdin, stdout) = stdio::standard_streams();
-            let server = server.build(store.clone())?;
-            let served = stdio::run(server, stdin, stdout, shutdown_signal()).await;
+            let served = server.serve_stdio(store.clone()).await;
             // Closing checkpoints the write-ahead log, once every answer is out.
             store.close().await;
             served?;
@@ -130,31 +129,6 @@ pub async fn run(cli: Cli, toolbox: Toolbox<Store>) -> Result<ExitCode, Error> {
             );
             Ok(ExitCode::SUCCESS)
         }
-    }
-}
-
-/// Completes on SIGTERM or SIGINT (Ctrl-C), whichever comes first.
-async fn shutdown_signal() {
-    let interrupt = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = interrupt => {}
-                    _ = terminate.recv() => {}
-                }
-            }
-            Err(error) => {
-                tracing::warn!(%error, "cannot listen for SIGTERM");
-                let _ = interrupt.await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = interrupt.await;
     }
 }
 

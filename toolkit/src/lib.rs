@@ -74,14 +74,21 @@ pub mod arg;
 mod confirm;
 mod context;
 mod error;
+#[cfg(feature = "stdio")]
+pub mod jsonrpc;
 mod outcome;
 mod read;
 mod route;
 pub mod rule;
 mod schema;
 mod selection;
+mod serve_error;
 mod server;
+#[cfg(feature = "stdio")]
+mod shutdown;
 mod spec;
+#[cfg(feature = "stdio")]
+pub mod stdio;
 mod trace;
 
 use std::future::Future;
@@ -99,7 +106,10 @@ pub use route::{
 };
 pub use schema::{OutputSchemaError, input_schema, output_schema};
 pub use selection::Selection;
+pub use serve_error::ServeError;
 pub use server::{Handler, Server};
+#[cfg(feature = "stdio")]
+pub use shutdown::shutdown_signal;
 pub use spec::{ArgSpec, DefaultValue, Hints, Presence, ToolSpec};
 /// The token a [`Cancellation`] carries, and [`Context::cancelled_by`] takes.
 pub use tokio_util::sync::CancellationToken;

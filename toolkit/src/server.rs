@@ -202,6 +202,12 @@ impl<S: Send + Sync + 'static> Server<S> {
             .unwrap_or_else(|| self.toolbox.specs())
     }
 
+    /// Builds the server on `state` and serves it over stdio: see [`Handler::serve_stdio`].
+    #[cfg(feature = "stdio")]
+    pub async fn serve_stdio(self, state: S) -> Result<(), crate::ServeError> {
+        self.build(state)?.serve_stdio().await
+    }
+
     /// The handler a transport serves, its tools running on `state`; or every problem with
     /// the tools, as [`check`](Self::check) finds them.
     pub fn build(self, state: S) -> Result<Handler<S>, ToolboxError> {
@@ -311,6 +317,22 @@ impl<S> Handler<S> {
     /// The server's name, title and version.
     pub fn implementation(&self) -> &Implementation {
         &self.shared.implementation
+    }
+
+    /// Serves MCP on this process's stdin and stdout, to the one client that started it,
+    /// until the client closes stdin or the process gets SIGTERM or SIGINT; every request
+    /// read by then is answered before it returns. See [`stdio`](crate::stdio) for what it
+    /// guarantees (bounded memory, answers to unreadable messages, cancellation), and
+    /// [`stdio::serve`](crate::stdio::serve) to serve other streams or stop on another signal.
+    ///
+    /// stdout carries only MCP messages: log to stderr.
+    #[cfg(feature = "stdio")]
+    pub async fn serve_stdio(self) -> Result<(), crate::ServeError>
+    where
+        S: Send + Sync + 'static,
+    {
+        let (input, output) = crate::stdio::standard_streams();
+        crate::stdio::serve(self, input, output, crate::shutdown_signal()).await
     }
 
     /// `meta` with this server's identity added: MCP asks a server to name itself in every

@@ -18,8 +18,8 @@ use toolkit::ToolSpecs;
 
 use super::json_response;
 use crate::auth::{Auth, Caller};
-use crate::jsonrpc::{self, Read};
 use crate::metrics::{Refusal, metrics};
+use toolkit::jsonrpc::{self, Read};
 
 /// The least time between two info lines about refused tokens (each is logged at debug level:
 /// anyone can send them, as fast as they like).

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use movie_reviews_mcp::stdio::MAX_IN_FLIGHT;
+use toolkit::stdio::MAX_IN_FLIGHT;
 
 use test_support::{
     EXIT_TIMEOUT, Session, TempDir, binary, command, exit_within, peak_memory_kib, run,

@@ -1,8 +1,8 @@
 //! Hostile protocol input: each line is answered as JSON-RPC prescribes or ignored, memory
 //! stays bounded, and the next request is still answered.
 
-use movie_reviews_mcp::stdio::MAX_MESSAGE_BYTES;
 use serde_json::{Value, json};
+use toolkit::stdio::MAX_MESSAGE_BYTES;
 
 use crate::StillServing;
 use test_support::{Session, TempDir, peak_memory_kib, text_of};

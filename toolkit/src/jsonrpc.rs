@@ -82,7 +82,7 @@ fn read_readable(bytes: &[u8], text: &[u8]) -> Read<Box<Incoming>> {
 }
 
 /// Reads one message as rmcp reads it, as [`read`] does. A message rmcp can take is parsed
-/// straight into rmcp's types (a `tools/call` request by [`tool_call`], which is quicker than
+/// straight into rmcp's types (a `tools/call` request by `tool_call`, which is quicker than
 /// rmcp at it); only one it cannot take is read again as JSON, to say what is wrong with it.
 pub fn read_message(bytes: &[u8]) -> Read<ClientJsonRpcMessage> {
     let text = make_readable(bytes);

@@ -1,20 +1,21 @@
-//! Serving MCP on stdin and stdout ([`run`]): rmcp is served on a transport of this module's
-//! own, which hands it each message read from stdin already parsed and writes each message it
-//! sends to stdout, so a message is read into rmcp's types once and each answer serialised once.
+//! Serving MCP on stdin and stdout ([`serve`], or [`Handler::serve_stdio`]): rmcp is served on
+//! a transport of this module's own, which hands it each message read from stdin already parsed
+//! and writes each message it sends to stdout, so a message is read into rmcp's types once and
+//! each answer serialised once.
 //!
 //! - Each line is read as one JSON-RPC message by [`jsonrpc::read_message`]: what rmcp could
 //!   not read is answered here, with the request's `id`, instead of rmcp's silence or an
 //!   answer without one. A blank line is skipped.
-//! - A line longer than [`MAX_MESSAGE_BYTES`] is skipped as it arrives (see [`lines`]), so
+//! - A line longer than [`MAX_MESSAGE_BYTES`] is skipped as it arrives (see `lines.rs`), so
 //!   memory stays bounded, and answered with Invalid Request (-32600).
-//! - At most [`MAX_IN_FLIGHT`] requests are read ahead of their answers (see [`in_flight`]):
+//! - At most [`MAX_IN_FLIGHT`] requests are read ahead of their answers (see `in_flight.rs`):
 //!   a client that does not read its answers stops being read, and the server's memory stays
 //!   bounded whatever the client sends.
 //! - The answers waiting when stdout is free are written together, with one flush.
 //! - When stdin ends, every request already read is answered before the server exits.
 //! - When `shutdown` completes (SIGTERM or SIGINT), requests already sent are still read, then
-//!   reading stops as if stdin had ended; the server waits up to [`SHUTDOWN_DRAIN`] for their
-//!   answers to reach stdout, then exits.
+//!   reading stops as if stdin had ended; the server waits up to 10 seconds for their answers
+//!   to reach stdout, then exits.
 
 mod in_flight;
 mod lines;
@@ -36,9 +37,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::error::Error;
 use crate::jsonrpc::{self, Read};
-use crate::serve::MovieReviews;
+use crate::{Handler, ServeError};
 use in_flight::{Answered, InFlight, NotStarted};
 use lines::{Line, read_line};
 
@@ -62,31 +62,32 @@ const PARSED_AHEAD: usize = 1;
 /// Answers waiting for their turn on stdout, rmcp's and this module's own.
 const PENDING_ANSWERS: usize = 64;
 
-/// Serves MCP with `server` on `input` and `output` (stdin and stdout, from
+/// Serves MCP with `handler` on `input` and `output` (stdin and stdout, from
 /// [`standard_streams`]) until the client closes its input or `shutdown` completes (a signal):
-/// calls already read are answered, and their answers written, before it returns. The store
-/// stays open: whoever opened it closes it.
-pub async fn run<R, W>(
-    server: MovieReviews,
+/// calls already read are answered, and their answers written, before it returns. The state
+/// is not closed here: whoever opened it closes it.
+pub async fn serve<S, R, W>(
+    handler: Handler<S>,
     input: R,
     output: W,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), Error>
+) -> Result<(), ServeError>
 where
+    S: Send + Sync + 'static,
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (transport, flushed) = connect(input, output, shutdown);
-    serve(server, transport, flushed).await
+    serve_on(handler, transport, flushed).await
 }
 
-/// Serves `server` on `transport` until rmcp stops, then waits until every answer is out.
-async fn serve(
-    server: MovieReviews,
+/// Serves `handler` on `transport` until rmcp stops, then waits until every answer is out.
+async fn serve_on<S: Send + Sync + 'static>(
+    handler: Handler<S>,
     transport: Messages,
     flushed: JoinHandle<()>,
-) -> Result<(), Error> {
-    let served = match server.serve(transport).await {
+) -> Result<(), ServeError> {
+    let served = match handler.serve(transport).await {
         Ok(running) => running.waiting().await.map(|reason| {
             tracing::info!(?reason, "stopped serving");
         }),
@@ -96,12 +97,12 @@ async fn serve(
             tracing::info!("stdin closed before the client initialized");
             Ok(())
         }
-        Err(error) => return Err(error.into()),
+        Err(error) => return Err(ServeError::Protocol(error.into())),
     };
     // rmcp has dropped its end; wait until every answer is on stdout.
     let flushed = flushed.await;
-    served?;
-    Ok(flushed?)
+    served.map_err(|error| ServeError::Protocol(error.into()))?;
+    flushed.map_err(|error| ServeError::Protocol(error.into()))
 }
 
 /// Starts the task that reads `input` and the one that writes `output`, and returns the
@@ -237,7 +238,7 @@ impl Reader {
             JsonRpcMessage::Request(request) => {
                 match self.in_flight.start(request.id.clone()).await {
                     Ok(token) => {
-                        let cancellation = toolkit::Cancellation(token);
+                        let cancellation = crate::Cancellation(token);
                         request.request.extensions_mut().insert(cancellation);
                     }
                     Err(NotStarted::Closed) => return false,
