@@ -255,7 +255,11 @@ fn made_instructions(title: &str, guidance: Option<&str>, served: &ToolSpecs) ->
         .filter_map(|spec| Some(format!("{} ({})", spec.ability?, spec.name)))
         .collect();
     let abilities: Vec<&str> = abilities.iter().map(String::as_str).collect();
-    let mut text = format!("{title}: {}.", prose_list(&abilities));
+    // Tools that declare no ability leave only the title to open with.
+    let mut text = match abilities.as_slice() {
+        [] => format!("{title}."),
+        _ => format!("{title}: {}.", prose_list(&abilities)),
+    };
     let cautions = served.iter().filter_map(|spec| spec.caution);
     for sentence in guidance.into_iter().chain(cautions) {
         text.push(' ');
@@ -418,5 +422,27 @@ impl<S: Send + Sync + 'static> ServerHandler for Handler<S> {
         serde_json::to_value(result)
             .map(CustomResult)
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phrases_read_as_prose() {
+        assert_eq!(prose_list(&["a"]), "a");
+        assert_eq!(prose_list(&["a", "b"]), "a and b");
+        assert_eq!(prose_list(&["a", "b", "c"]), "a, b, and c");
+    }
+
+    #[test]
+    fn tools_without_abilities_leave_the_title_and_the_guidance() {
+        let served = ToolSpecs::default();
+        assert_eq!(made_instructions("Files", None, &served), "Files.");
+        assert_eq!(
+            made_instructions("Files", Some("Paths are relative."), &served),
+            "Files. Paths are relative."
+        );
     }
 }
