@@ -47,6 +47,22 @@ pub enum Outcome {
     unexpected,
 }
 
+impl Outcome {
+    /// The label of a call that ended as `outcome`; none for a call that asked its user, which
+    /// is counted once it is retried with the answer.
+    fn of_call(outcome: CallOutcome) -> Option<Outcome> {
+        Some(match outcome {
+            CallOutcome::Ok => Outcome::ok,
+            CallOutcome::Invalid => Outcome::validation,
+            CallOutcome::NotFound => Outcome::not_found,
+            CallOutcome::Cancelled | CallOutcome::Declined => Outcome::cancelled,
+            CallOutcome::Unconfirmed => Outcome::unconfirmed,
+            CallOutcome::AskedUser => return None,
+            _ => Outcome::unexpected,
+        })
+    }
+}
+
 /// Why a request was refused its token's way in.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
@@ -165,14 +181,8 @@ impl Metrics {
     /// A tool call, once it has ended. A call that asks its user to confirm is counted when
     /// it is retried with the answer.
     pub fn tool_call(&self, call: &CallRecord<'_>) {
-        let outcome = match call.outcome {
-            CallOutcome::Ok => Outcome::ok,
-            CallOutcome::Invalid => Outcome::validation,
-            CallOutcome::NotFound => Outcome::not_found,
-            CallOutcome::Cancelled | CallOutcome::Declined => Outcome::cancelled,
-            CallOutcome::Unconfirmed => Outcome::unconfirmed,
-            CallOutcome::AskedUser => return,
-            _ => Outcome::unexpected,
+        let Some(outcome) = Outcome::of_call(call.outcome) else {
+            return;
         };
         let seconds = call.duration.as_secs_f64();
         let tool = call.tool.to_owned();
@@ -223,5 +233,29 @@ impl Metrics {
             tracing::error!(%error, "the metrics could not be encoded");
         }
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The labels a dashboard reads: a declined call counts as cancelled, a refused
+    /// confirmation as unconfirmed, and a call that asks its user only on its retry.
+    #[test]
+    fn each_way_a_call_ends_has_the_label_it_always_had() {
+        let labels = [
+            (CallOutcome::Ok, Some(Outcome::ok)),
+            (CallOutcome::Invalid, Some(Outcome::validation)),
+            (CallOutcome::NotFound, Some(Outcome::not_found)),
+            (CallOutcome::Cancelled, Some(Outcome::cancelled)),
+            (CallOutcome::Declined, Some(Outcome::cancelled)),
+            (CallOutcome::Unconfirmed, Some(Outcome::unconfirmed)),
+            (CallOutcome::AskedUser, None),
+            (CallOutcome::Unexpected, Some(Outcome::unexpected)),
+        ];
+        for (outcome, label) in labels {
+            assert_eq!(Outcome::of_call(outcome), label, "{outcome}");
+        }
     }
 }
