@@ -206,7 +206,7 @@ pub struct HttpOptions {
     /// The URL clients reach MCP at, when it differs from http://ADDR/mcp (behind a proxy, or
     /// on 0.0.0.0). It identifies this server to OAuth: a JWT's audience must be exactly it.
     #[arg(long, env = "MOVIE_REVIEWS_PUBLIC_URL", value_name = "URL")]
-    pub public_url: Option<reqwest::Url>,
+    pub public_url: Option<url::Url>,
 
     /// A Host header value to accept, besides localhost, 127.0.0.1, ::1 and the public URL's
     /// host (DNS rebinding protection). `host` accepts any port, `host:port` only that one.
@@ -345,7 +345,7 @@ pub struct HttpOptions {
         value_name = "URL",
         conflicts_with = "jwks_file"
     )]
-    pub jwks_url: Option<reqwest::Url>,
+    pub jwks_url: Option<url::Url>,
 
     /// The issuer's signing keys (JWKS) from a file, read at start-up.
     #[arg(long, env = "MOVIE_REVIEWS_JWKS_FILE", value_name = "PATH")]

@@ -14,7 +14,7 @@ use crate::demo::{self, DEMO_SEED, Size};
 use crate::error::Error;
 use crate::metrics::metrics;
 use crate::serve::{self, MovieReviews};
-use crate::{auth, bundle, http, progress};
+use crate::{bundle, http, progress};
 use store::{self, Database, Store, StoreError};
 use toolkit::jsonrpc;
 use toolkit::{Selection, Toolbox, shutdown_signal};
@@ -110,7 +110,7 @@ pub async fn run(cli: Cli, toolbox: Toolbox<Store>) -> Result<ExitCode, Error> {
             called
         }
         Some(Command::Token { scopes }) => {
-            auth::tokens::print_new(&scopes, &server.declared().scopes())?;
+            http::print_new_token(&scopes, &server.declared().scopes())?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Bundle { output }) => {

@@ -5,8 +5,9 @@
 //!
 //! - [`commands`]: what each command does ([`commands::run`]), and opening the database.
 //! - [`cli`]: the command line.
-//! - [`http`]: the HTTP transport, which checks tokens through [`auth`]; stdio is the toolkit's
-//!   (`toolkit::stdio`).
+//! - [`http`]: serving over HTTP as the command line says: its options as the toolkit's
+//!   settings, tokens and JWTs, readiness and metrics. Both transports are the toolkit's
+//!   (`toolkit::http`, `toolkit::stdio`).
 //! - [`serve`]: the server as a `toolkit::Server`, whose handler ([`serve::MovieReviews`]) the
 //!   transports serve.
 //! - [`tools`]: one module per tool, and the one list of them.
@@ -16,7 +17,6 @@
 
 #![forbid(unsafe_code)]
 
-pub mod auth;
 pub mod bundle;
 pub mod cli;
 pub mod commands;

@@ -15,8 +15,15 @@ use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 
+use axum::Router;
+use axum::http::header::CONTENT_TYPE;
+use axum::routing::get;
 use store::Store;
+use tokio::net::TcpListener;
+use toolkit::http::{HttpObserver, StatusCode};
 use toolkit::{CallOutcome, CallRecord};
+
+use crate::error::Error;
 
 /// The process's metrics.
 pub struct Metrics {
@@ -66,10 +73,24 @@ impl Outcome {
 /// Why a request was refused its token's way in.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
-pub enum Refusal {
+enum Refusal {
     missing,
     invalid,
     insufficient_scope,
+}
+
+impl Refusal {
+    /// The label of each refusal the HTTP transport tells of; `None` for one it may tell of in
+    /// a later version, which no dashboard expects yet.
+    fn of(refusal: toolkit::http::Refusal) -> Option<Refusal> {
+        use toolkit::http::Refusal as Told;
+        Some(match refusal {
+            Told::MissingToken => Refusal::missing,
+            Told::InvalidToken => Refusal::invalid,
+            Told::InsufficientScope => Refusal::insufficient_scope,
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
@@ -197,24 +218,6 @@ impl Metrics {
             .observe(seconds);
     }
 
-    pub fn response(&self, status: u16) {
-        self.responses.get_or_create(&StatusLabels { status }).inc();
-    }
-
-    pub fn refusal(&self, reason: Refusal) {
-        self.refusals.get_or_create(&RefusalLabels { reason }).inc();
-    }
-
-    /// Requests being answered.
-    pub fn in_flight(&self) -> &Gauge {
-        &self.in_flight
-    }
-
-    /// HTTP connections open.
-    pub fn connections(&self) -> &Gauge {
-        &self.connections
-    }
-
     /// The text a scrape gets, with the database's connections as `store` has them now.
     pub fn scrape(&self, store: &Store) -> String {
         let (in_use, idle) = store.connections_in_use_and_idle();
@@ -235,6 +238,63 @@ impl Metrics {
         text
     }
 }
+
+/// Counts the HTTP transport's traffic: requests in flight and answers by status, connections
+/// open, and refusals by reason.
+pub struct HttpTraffic;
+
+impl HttpObserver for HttpTraffic {
+    fn request_started(&self) {
+        metrics().in_flight.inc();
+    }
+
+    fn request_finished(&self, status: Option<StatusCode>) {
+        let metrics = metrics();
+        metrics.in_flight.dec();
+        if let Some(status) = status {
+            let status = status.as_u16();
+            metrics
+                .responses
+                .get_or_create(&StatusLabels { status })
+                .inc();
+        }
+    }
+
+    fn connection_opened(&self) {
+        metrics().connections.inc();
+    }
+
+    fn connection_closed(&self) {
+        metrics().connections.dec();
+    }
+
+    fn refused(&self, refusal: toolkit::http::Refusal) {
+        if let Some(reason) = Refusal::of(refusal) {
+            let labels = RefusalLabels { reason };
+            metrics().refusals.get_or_create(&labels).inc();
+        }
+    }
+}
+
+/// Serves `/metrics` on `listener`, with the database's connections as `store` has them, until
+/// the task is aborted.
+pub fn serve(listener: TcpListener, store: Store) -> Result<tokio::task::JoinHandle<()>, Error> {
+    let address = listener.local_addr()?;
+    tracing::info!(%address, "serving metrics on http://{address}/metrics");
+    let scrape = move || {
+        let text = metrics().scrape(&store);
+        async move { ([(CONTENT_TYPE, OPENMETRICS_TEXT)], text) }
+    };
+    let router = Router::new().route("/metrics", get(scrape));
+    Ok(tokio::spawn(async move {
+        if let Err(error) = axum::serve(listener, router).await {
+            tracing::error!(%error, "serving metrics failed");
+        }
+    }))
+}
+
+/// The content type of the text `/metrics` answers.
+const OPENMETRICS_TEXT: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 #[cfg(test)]
 mod tests {

@@ -71,10 +71,14 @@ struct FrameworkGuideDoctests;
 struct ReadmeDoctests;
 
 pub mod arg;
+#[cfg(feature = "http")]
+pub mod auth;
 mod confirm;
 mod context;
 mod error;
-#[cfg(feature = "stdio")]
+#[cfg(feature = "http")]
+pub mod http;
+#[cfg(any(feature = "stdio", feature = "http"))]
 pub mod jsonrpc;
 mod outcome;
 mod read;
@@ -84,7 +88,7 @@ mod schema;
 mod selection;
 mod serve_error;
 mod server;
-#[cfg(feature = "stdio")]
+#[cfg(any(feature = "stdio", feature = "http"))]
 mod shutdown;
 mod spec;
 #[cfg(feature = "stdio")]
@@ -108,7 +112,7 @@ pub use schema::{OutputSchemaError, input_schema, output_schema};
 pub use selection::Selection;
 pub use serve_error::ServeError;
 pub use server::{Handler, Server};
-#[cfg(feature = "stdio")]
+#[cfg(any(feature = "stdio", feature = "http"))]
 pub use shutdown::shutdown_signal;
 pub use spec::{ArgSpec, DefaultValue, Hints, Presence, ToolSpec};
 /// The token a [`Cancellation`] carries, and [`Context::cancelled_by`] takes.

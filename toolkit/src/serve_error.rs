@@ -13,6 +13,9 @@ pub enum ServeError {
     Tools(ToolboxError),
     /// Reading or writing the transport failed.
     Io(std::io::Error),
+    /// The HTTP transport would not start: its settings, or its address.
+    #[cfg(feature = "http")]
+    Http(crate::http::HttpError),
     /// rmcp could not start or went on no longer: the client's `initialize` was refused, or a
     /// task of the server's panicked.
     Protocol(Box<dyn std::error::Error + Send + Sync>),
@@ -23,6 +26,8 @@ impl fmt::Display for ServeError {
         match self {
             ServeError::Tools(error) => write!(f, "the tools cannot be served: {error}"),
             ServeError::Io(error) => write!(f, "the transport failed: {error}"),
+            #[cfg(feature = "http")]
+            ServeError::Http(error) => error.fmt(f),
             ServeError::Protocol(error) => write!(f, "serving MCP failed: {error}"),
         }
     }
@@ -33,6 +38,8 @@ impl std::error::Error for ServeError {
         match self {
             ServeError::Tools(error) => Some(error),
             ServeError::Io(error) => Some(error),
+            #[cfg(feature = "http")]
+            ServeError::Http(error) => Some(error),
             ServeError::Protocol(error) => Some(&**error),
         }
     }
@@ -47,5 +54,12 @@ impl From<ToolboxError> for ServeError {
 impl From<std::io::Error> for ServeError {
     fn from(error: std::io::Error) -> Self {
         ServeError::Io(error)
+    }
+}
+
+#[cfg(feature = "http")]
+impl From<crate::http::HttpError> for ServeError {
+    fn from(error: crate::http::HttpError) -> Self {
+        ServeError::Http(error)
     }
 }

@@ -208,6 +208,17 @@ impl<S: Send + Sync + 'static> Server<S> {
         self.build(state)?.serve_stdio().await
     }
 
+    /// Builds the server on `state` and serves it over HTTP: see [`Handler::serve_http`].
+    #[cfg(feature = "http")]
+    pub async fn serve_http(
+        self,
+        state: S,
+        address: std::net::SocketAddr,
+        settings: crate::http::HttpSettings,
+    ) -> Result<(), crate::ServeError> {
+        self.build(state)?.serve_http(address, settings).await
+    }
+
     /// The handler a transport serves, its tools running on `state`; or every problem with
     /// the tools, as [`check`](Self::check) finds them.
     pub fn build(self, state: S) -> Result<Handler<S>, ToolboxError> {
@@ -337,6 +348,23 @@ impl<S> Handler<S> {
     {
         let (input, output) = crate::stdio::standard_streams();
         crate::stdio::serve(self, input, output, crate::shutdown_signal()).await
+    }
+
+    /// Serves MCP over Streamable HTTP on `address` as `settings` say, until the process gets
+    /// SIGTERM or SIGINT; then calls in flight finish. See [`http`](crate::http) for what it
+    /// guarantees (limits, timeouts, `Host` and `Origin` checks, tokens and scopes), and
+    /// [`http::bind`](crate::http::bind) to add readiness checks or stop on another signal.
+    #[cfg(feature = "http")]
+    pub async fn serve_http(
+        self,
+        address: std::net::SocketAddr,
+        settings: crate::http::HttpSettings,
+    ) -> Result<(), crate::ServeError>
+    where
+        S: Send + Sync + 'static,
+    {
+        let bound = crate::http::bind(address, settings, self.declared()).await?;
+        bound.serve(self, crate::shutdown_signal()).await
     }
 
     /// `meta` with this server's identity added: MCP asks a server to name itself in every

@@ -1,7 +1,7 @@
 //! A notebook served over MCP, written as someone who adopts `toolkit` would write it, with
 //! nothing of the movie-review server: two tools, one of which asks the user before it deletes,
-//! and the server that serves them. `main.rs` serves it over stdio; the tests drive it with
-//! rmcp's client.
+//! and the server that serves them. `main.rs` serves it over stdio, or over HTTP to callers
+//! with a token; the tests drive it with rmcp's client.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -53,7 +53,7 @@ pub struct Added {
 /// Adds a note to the notebook.
 #[derive(Tool)]
 #[tool(name = "notes_add", title = "Add note", output = Added, ability = "add notes",
-       read_only = false, destructive = false, idempotent = false, open_world = false)]
+       scope = "notes.write", read_only = false, destructive = false, idempotent = false, open_world = false)]
 pub struct NotesAdd {
     /// What the note says.
     #[arg(min_chars = 1, max_chars = 500)]
@@ -78,7 +78,7 @@ pub struct Deleted {
 /// Deletes a note, once the user says yes.
 #[derive(Tool)]
 #[tool(name = "notes_delete", title = "Delete note", output = Deleted, ability = "delete them",
-       caution = "Deleting asks the user first.", confirm,
+       caution = "Deleting asks the user first.", confirm, scope = "notes.delete",
        read_only = false, destructive, idempotent, open_world = false)]
 pub struct NotesDelete {
     /// The note to delete.

@@ -1,5 +1,7 @@
-//! A small filesystem served over MCP, with no database: `cargo run -p toolkit --example files
-//! -- DIR` serves the directory DIR over stdio, to one client. Its tools are modelled on the
+//! A small filesystem served over MCP, with no database. `cargo run -p toolkit --example files
+//! -- DIR` serves the directory DIR over stdio, to the one client that starts it; with
+//! `--http 127.0.0.1:8080` after DIR, it serves it over Streamable HTTP at
+//! `http://127.0.0.1:8080/mcp` instead, to clients on this machine. Its tools are modelled on the
 //! reference MCP filesystem server's, and every path they take stays inside DIR: `..` and
 //! symbolic links that lead out are refused.
 //!
@@ -11,18 +13,33 @@ mod sandbox;
 mod server;
 mod tools;
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use rmcp::ServiceExt;
+use toolkit::http::HttpSettings;
 
 use crate::sandbox::Sandbox;
 
+const USAGE: &str = "usage: files DIR [--http ADDR]\n\nServes the directory DIR over MCP on \
+                     stdin and stdout, or over HTTP at http://ADDR/mcp.";
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    let Some(directory) = std::env::args_os().nth(1).map(PathBuf::from) else {
-        eprintln!("usage: files DIR\n\nServes the directory DIR over MCP on stdin and stdout.");
-        return ExitCode::from(2);
+    let arguments: Vec<String> = std::env::args().skip(1).collect();
+    let (directory, http) = match arguments.as_slice() {
+        [directory] => (PathBuf::from(directory), None),
+        [directory, flag, address] if flag == "--http" => match address.parse::<SocketAddr>() {
+            Ok(address) => (PathBuf::from(directory), Some(address)),
+            Err(error) => {
+                eprintln!("files: --http {address}: {error}\n\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        },
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
     };
     let sandbox = match Sandbox::new(&directory) {
         Ok(sandbox) => sandbox,
@@ -31,22 +48,16 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let server = match server::serving(sandbox) {
-        Ok(server) => server,
-        Err(error) => {
-            eprintln!("files: {error}");
-            return ExitCode::FAILURE;
+    let served = match http {
+        None => server::files().serve_stdio(sandbox).await,
+        // On a loopback address no token is needed: only this machine's clients can reach it.
+        Some(address) => {
+            let settings = HttpSettings::default();
+            server::files().serve_http(sandbox, address, settings).await
         }
     };
-    let running = match server.serve(rmcp::transport::stdio()).await {
-        Ok(running) => running,
-        Err(error) => {
-            eprintln!("files: the client did not initialize: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match running.waiting().await {
-        Ok(_) => ExitCode::SUCCESS,
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("files: {error}");
             ExitCode::FAILURE

@@ -1,6 +1,6 @@
 //! The MCP server: the file tools served as a `toolkit::Server`, against the served directory.
 
-use toolkit::{Handler, Server, ToolboxError};
+use toolkit::Server;
 
 use crate::sandbox::Sandbox;
 use crate::tools;
@@ -16,9 +16,4 @@ pub fn files() -> Server<Sandbox> {
         .title("Files")
         .instructions(INSTRUCTIONS)
         .toolbox(tools::toolbox())
-}
-
-/// The file tools served on `sandbox`.
-pub fn serving(sandbox: Sandbox) -> Result<Handler<Sandbox>, ToolboxError> {
-    files().build(sandbox)
 }

@@ -98,7 +98,7 @@ impl Served {
 /// client.
 fn serve(directory: &Path) -> tokio::io::DuplexStream {
     let sandbox = Sandbox::new(directory).expect("the directory can be served");
-    let server = server::serving(sandbox).expect("the tools assemble");
+    let server = server::files().build(sandbox).expect("the tools assemble");
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
         if let Ok(running) = server.serve(server_end).await {
@@ -121,6 +121,54 @@ fn text(result: &CallToolResult) -> String {
 /// `Validation Failed: {violations} Correct the arguments and call the tool again.`
 fn invalid(violations: &str) -> String {
     format!("Validation Failed: {violations} Correct the arguments and call the tool again.")
+}
+
+/// The same server over Streamable HTTP, as `--http ADDR` serves it: listed and called by
+/// rmcp's HTTP client, with no token on a loopback address.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_directory_is_served_over_http_too() {
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    use toolkit::http::{self, HttpSettings};
+
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(directory.path().join("hello.txt"), "hi").expect("a file");
+    let sandbox = Sandbox::new(directory.path()).expect("the directory can be served");
+    let files = server::files();
+    let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let bound = http::bind(loopback, HttpSettings::default(), &files.declared())
+        .await
+        .expect("bind a loopback port");
+    let url = bound.public_url().to_string();
+    let handler = files.build(sandbox).expect("the tools assemble");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(bound.serve(handler, async {
+        let _ = stopped.await;
+    }));
+
+    // reqwest is built with rustls and no TLS provider of its own: one must be installed first.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let transport = StreamableHttpClientTransport::with_client(
+        reqwest::Client::new(),
+        StreamableHttpClientTransportConfig::with_uri(url),
+    );
+    let client = ().serve(transport).await.expect("the client initializes over HTTP");
+    let tools = client.list_all_tools().await.expect("tools/list answers");
+    assert_eq!(tools.len(), server::files().definitions().len());
+    let mut request = CallToolRequestParams::new("read_text_file");
+    request.arguments = json!({"path": "hello.txt"}).as_object().cloned();
+    let result = client
+        .call_tool(request)
+        .await
+        .expect("the call is answered");
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    assert_eq!(
+        result.structured_content.expect("structured content")["content"],
+        "hi"
+    );
+    drop(client);
+    stop.send(()).expect("the server waits for its shutdown");
+    assert!(serving.await.expect("the serving task").is_ok());
 }
 
 #[tokio::test]

@@ -14,12 +14,13 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use serde_json::Value;
-use toolkit::ToolSpecs;
+use url::Url;
 
 use super::json_response;
-use crate::auth::{Auth, Caller};
-use crate::metrics::{Refusal, metrics};
-use toolkit::jsonrpc::{self, Read};
+use super::observer::{HttpObserver, Refusal};
+use crate::auth::Authenticator;
+use crate::jsonrpc::{self, Read};
+use crate::{Caller, ToolSpecs};
 
 /// The least time between two info lines about refused tokens (each is logged at debug level:
 /// anyone can send them, as fast as they like).
@@ -27,7 +28,9 @@ const REFUSALS_REPORT_INTERVAL: Duration = Duration::from_secs(60);
 
 /// What the gate in front of `/mcp` needs.
 pub(super) struct Gate {
-    pub(super) auth: Option<Auth>,
+    pub(super) auth: Option<Authenticator>,
+    /// The public URL: the resource a token must be for.
+    pub(super) resource: Url,
     pub(super) specs: ToolSpecs,
     pub(super) max_body_bytes: usize,
     pub(super) body_read_timeout: Duration,
@@ -38,6 +41,7 @@ pub(super) struct Gate {
     pub(super) metadata_paths: Vec<String>,
     pub(super) metadata: Value,
     pub(super) refusals: Refusals,
+    pub(super) observer: Arc<dyn HttpObserver>,
 }
 
 /// Requests refused for an invalid token: each is logged at debug level, and their number at
@@ -76,16 +80,16 @@ pub(super) async fn guard(State(gate): State<Arc<Gate>>, request: Request, next:
         Some(auth) => match bearer_token(&parts.headers) {
             None => {
                 tracing::debug!(method = %parts.method, "refused a request without a token");
-                metrics().refusal(Refusal::missing);
+                gate.observer.refused(Refusal::MissingToken);
                 return gate.unauthorized(false);
             }
-            Some(token) => match auth.check(token).await {
+            Some(token) => match auth.authenticate(token, &gate.resource).await {
                 Some(caller) => Some(caller),
                 None => {
                     let method = &parts.method;
                     tracing::debug!(%method, "refused a request with an invalid token");
                     gate.refusals.record();
-                    metrics().refusal(Refusal::invalid);
+                    gate.observer.refused(Refusal::InvalidToken);
                     return gate.unauthorized(true);
                 }
             },
@@ -112,7 +116,7 @@ pub(super) async fn guard(State(gate): State<Arc<Gate>>, request: Request, next:
         if let Some(missing) = gate.missing_scope(&message, caller) {
             let caller = &caller.subject;
             tracing::info!(%caller, needed = missing, "refused a call: the token lacks a scope");
-            metrics().refusal(Refusal::insufficient_scope);
+            gate.observer.refused(Refusal::InsufficientScope);
             return gate.insufficient_scope(missing);
         }
         tracing::debug!(caller = %caller.subject, "authorized a request");
@@ -203,7 +207,7 @@ async fn read_message(headers: &HeaderMap, body: Body, limit: usize) -> Result<V
 
 impl Gate {
     /// The scope `message` needs that `caller` lacks, if any. A `tools/call` needs the scope
-    /// its tool declares (every tool declares one: see [`require_scopes`]). A call of a tool
+    /// its tool declares (every tool declares one: `bind` checks). A call of a tool
     /// that does not exist needs no scope: rmcp answers it with the protocol's "tool not found"
     /// error, and no tool runs. Other methods (initialize, tools/list, ping) need only a valid
     /// token. (A batch never gets this far: it is refused as an Invalid Request.)

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::metrics::metrics;
+use crate::http::observer::HttpObserver;
 
 /// The caps a new connection is admitted under.
 #[derive(Debug, Clone, Copy)]
@@ -24,9 +24,10 @@ pub(super) struct Caps {
 }
 
 /// The open connections.
-#[derive(Default)]
 pub(super) struct Registry {
     open: Mutex<Open>,
+    /// Told of each connection opened and closed.
+    observer: Arc<dyn HttpObserver>,
 }
 
 #[derive(Default)]
@@ -61,6 +62,14 @@ pub(super) struct Admitted {
 pub(super) struct InFlight(Arc<Activity>);
 
 impl Registry {
+    /// No connections yet; `observer` is told of each as it opens and closes.
+    pub(super) fn new(observer: Arc<dyn HttpObserver>) -> Registry {
+        Registry {
+            open: Mutex::default(),
+            observer,
+        }
+    }
+
     /// Admits a connection from `address` under `caps`, first closing the connection idle
     /// longest among those it would pass (that address's, or all); `None` when every one of
     /// those is busy, and the newcomer is to be turned away.
@@ -97,7 +106,7 @@ impl Registry {
             evict: evict.clone(),
         };
         open.connections.insert(id, entry);
-        metrics().connections().inc();
+        self.observer.connection_opened();
         Some(Admitted {
             registry: Arc::clone(self),
             id,
@@ -186,7 +195,7 @@ impl Drop for Admitted {
     fn drop(&mut self) {
         // An evicted connection was taken out already.
         self.registry.open().connections.remove(&self.id);
-        metrics().connections().dec();
+        self.registry.observer.connection_closed();
     }
 }
 
@@ -205,7 +214,7 @@ mod tests {
 
     #[test]
     fn an_idle_connection_of_the_biggest_holder_gives_way_and_a_busy_one_never_does() {
-        let registry = Arc::new(Registry::default());
+        let registry = Arc::new(Registry::new(Arc::new(crate::http::observer::Unobserved)));
         let few = registry.admit(address(1), CAPS).unwrap();
         let many = registry.admit(address(2), CAPS).unwrap();
         let many_later = registry.admit(address(2), CAPS).unwrap();
@@ -228,7 +237,7 @@ mod tests {
 
     #[test]
     fn one_address_gives_way_to_itself_only() {
-        let registry = Arc::new(Registry::default());
+        let registry = Arc::new(Registry::new(Arc::new(crate::http::observer::Unobserved)));
         let first = registry.admit(address(1), CAPS).unwrap();
         let _other = registry.admit(address(2), CAPS).unwrap();
         let _second = registry.admit(address(1), CAPS).unwrap();

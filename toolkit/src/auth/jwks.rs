@@ -18,6 +18,7 @@ use jsonwebtoken::{Algorithm, DecodingKey};
 use serde::Deserialize;
 use tokio::sync::OwnedMutexGuard;
 use tokio::task::JoinHandle;
+use url::Url;
 
 /// The least time between two fetches of the JWKS after the one at start-up, whatever
 /// triggers them (a token's unknown `kid`, stale keys), so a stream of tokens with made-up key
@@ -82,7 +83,7 @@ impl Keys {
     /// Keys fetched from `url` (which [`check_key_url`] must accept). The first fetch happens
     /// now; if it fails, the server starts anyway (with a warning) and tries again when a token
     /// arrives.
-    pub(super) async fn remote(url: reqwest::Url, timing: Timing) -> Result<Keys, JwksError> {
+    pub(super) async fn remote(url: Url, timing: Timing) -> Result<Keys, JwksError> {
         check_key_url(&url)?;
         // reqwest is built without a TLS provider of its own; ring is the one compiled in.
         // Installing fails only when one is installed already, which is as good.
@@ -116,7 +117,7 @@ impl Keys {
 }
 
 struct RemoteKeys {
-    url: reqwest::Url,
+    url: Url,
     client: reqwest::Client,
     timing: Timing,
     cache: RwLock<Arc<KeySet>>,
@@ -154,7 +155,7 @@ impl std::error::Error for JwksError {}
 
 /// Whether the JWKS may be fetched from `url`: over https, or over plain http from this machine
 /// (a test, a provider's sidecar), where no one on the way could swap the keys.
-pub fn check_key_url(url: &reqwest::Url) -> Result<(), JwksError> {
+pub fn check_key_url(url: &Url) -> Result<(), JwksError> {
     match url.scheme() {
         "https" => Ok(()),
         "http" if is_loopback(url) => Ok(()),
@@ -166,7 +167,7 @@ pub fn check_key_url(url: &reqwest::Url) -> Result<(), JwksError> {
     }
 }
 
-fn is_loopback(url: &reqwest::Url) -> bool {
+fn is_loopback(url: &Url) -> bool {
     let Some(host) = url.host_str() else {
         return false;
     };
@@ -425,7 +426,7 @@ mod tests {
 
     #[test]
     fn keys_come_over_https_or_from_this_machine() {
-        let check = |url: &str| check_key_url(&reqwest::Url::parse(url).unwrap()).is_ok();
+        let check = |url: &str| check_key_url(&Url::parse(url).unwrap()).is_ok();
         for good in [
             "https://login.example.com/jwks.json",
             "http://127.0.0.1:8080/jwks.json",

@@ -1,6 +1,6 @@
 //! Static bearer tokens: the list of SHA-256 hashes with their scopes that an operator keeps in
 //! a file (or an environment variable), the check of a presented token against it, and minting a
-//! new token.
+//! new token with the line that lets it in.
 //!
 //! The list holds hashes, never tokens, so a leaked file lets no one in. A token is 256 random
 //! bits from the operating system, so one unsalted SHA-256 is enough: there is nothing to guess.
@@ -10,10 +10,10 @@ use std::fmt;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use super::Caller;
+use url::Url;
 
-/// What every minted token starts with, so secret scanners and people can tell one apart.
-pub const TOKEN_PREFIX: &str = "mrm_";
+use super::Authenticate;
+use crate::Caller;
 
 /// How many random bytes a minted token carries (256 bits).
 const TOKEN_BYTES: usize = 32;
@@ -21,8 +21,20 @@ const TOKEN_BYTES: usize = 32;
 /// How an entry names its hash algorithm.
 const HASH_PREFIX: &str = "sha256:";
 
-/// The accepted static tokens. Deliberately no `Debug` of the entries: they are only hashes,
+/// The accepted static tokens: one entry per line, `sha256:<hex of the token's SHA-256>
+/// <scopes, comma-separated>`. Deliberately no `Debug` of the entries: they are only hashes,
 /// but nothing about a credential needs to reach a log.
+///
+/// ```
+/// use toolkit::auth::StaticTokens;
+///
+/// let minted = StaticTokens::mint("nb_", &["notes.read".to_owned()]).unwrap();
+/// let tokens = StaticTokens::parse(&format!("# Ada's laptop\n{}", minted.entry), "tokens.txt")
+///     .unwrap();
+/// let caller = tokens.check(&minted.token).unwrap();
+/// assert!(caller.has_scope("notes.read"));
+/// assert!(tokens.check("nb_guess").is_none());
+/// ```
 pub struct StaticTokens {
     entries: Vec<Entry>,
 }
@@ -56,8 +68,7 @@ impl fmt::Display for TokensError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}, entry {}: {}; each entry is `sha256:<64 hex digits> scope[,scope…]`, as \
-             printed by `movie-reviews-mcp token --scopes …`",
+            "{}, entry {}: {}; each entry is `sha256:<64 hex digits> scope[,scope…]`",
             self.source, self.line, self.problem
         )
     }
@@ -68,7 +79,8 @@ impl std::error::Error for TokensError {}
 impl StaticTokens {
     /// Reads a list of entries, one per line (or separated by `;`, for an environment
     /// variable): `sha256:<hex of the token's SHA-256> <scopes, comma-separated>`. Blank lines
-    /// and lines starting with `#` are skipped.
+    /// and lines starting with `#` are skipped. `source` names where the list came from in an
+    /// error (a file's path, or an environment variable's name).
     pub fn parse(text: &str, source: &str) -> Result<StaticTokens, TokensError> {
         let mut entries = Vec::new();
         for (index, line) in text.split(['\n', ';']).enumerate() {
@@ -126,6 +138,21 @@ impl StaticTokens {
             )
         })
     }
+
+    /// Mints a token of 256 bits from the operating system's random number generator, starting
+    /// with `prefix` (so that secret scanners, and people, can tell it apart: `nb_`, say), and
+    /// the entry that lets it in with `scopes`.
+    pub fn mint(prefix: &str, scopes: &[String]) -> Result<Minted, getrandom::Error> {
+        let mut bytes = [0u8; TOKEN_BYTES];
+        getrandom::fill(&mut bytes)?;
+        let token = format!("{prefix}{}", hex(&bytes));
+        let entry = format!(
+            "{HASH_PREFIX}{} {}",
+            hex(&Sha256::digest(token.as_bytes())),
+            scopes.join(",")
+        );
+        Ok(Minted { token, entry })
+    }
 }
 
 fn parse_entry(line: &str, number: usize) -> Result<Entry, &'static str> {
@@ -172,66 +199,44 @@ fn hex(bytes: &[u8]) -> String {
 pub struct Minted {
     /// The token, for the client. It is shown once and kept nowhere.
     pub token: String,
-    /// The line to add to the tokens file: the token's hash and its scopes.
+    /// The entry to add to the list: the token's hash and its scopes.
     pub entry: String,
 }
 
-/// Mints a token of 256 bits from the operating system's random number generator.
-pub fn mint(scopes: &[String]) -> Result<Minted, getrandom::Error> {
-    let mut bytes = [0u8; TOKEN_BYTES];
-    getrandom::fill(&mut bytes)?;
-    let token = format!("{TOKEN_PREFIX}{}", hex(&bytes));
-    let entry = format!(
-        "{HASH_PREFIX}{} {}",
-        hex(&Sha256::digest(token.as_bytes())),
-        scopes.join(",")
-    );
-    Ok(Minted { token, entry })
-}
-
-/// The `token` command: mints a token with `scopes` (each one some tool needs: `known`) and
-/// prints it on stdout, each part under a comment that says where it goes.
-pub fn print_new(
-    scopes: &[String],
-    known: &[&str],
-) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    if let Some(unknown) = scopes.iter().find(|scope| !known.contains(&scope.as_str())) {
-        return Err(format!(
-            "no tool needs the scope `{unknown}`; the scopes are {}",
-            known.join(", ")
-        )
-        .into());
+impl Authenticate for StaticTokens {
+    async fn authenticate(&self, token: &str, _resource: &Url) -> Option<Caller> {
+        self.check(token)
     }
-    let minted = mint(scopes)?;
-    println!(
-        "# The token, for the client's `Authorization: Bearer` header. It is shown only now.\n\
-         {}\n\
-         # The line to add to the tokens file (--tokens-file): the token's SHA-256 and scopes.\n\
-         {}",
-        minted.token, minted.entry
-    );
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const PREFIX: &str = "mrm_";
+
     #[test]
     fn a_minted_token_is_let_in_by_its_entry_with_its_scopes() {
-        let minted = mint(&["reviews.read".to_owned(), "reviews.write".to_owned()]).unwrap();
-        assert!(minted.token.starts_with(TOKEN_PREFIX));
-        assert_eq!(minted.token.len(), TOKEN_PREFIX.len() + 2 * TOKEN_BYTES);
+        let minted = StaticTokens::mint(
+            PREFIX,
+            &["reviews.read".to_owned(), "reviews.write".to_owned()],
+        )
+        .unwrap();
+        assert!(minted.token.starts_with(PREFIX));
+        assert_eq!(minted.token.len(), PREFIX.len() + 2 * TOKEN_BYTES);
         let tokens = StaticTokens::parse(&minted.entry, "test").unwrap();
         let caller = tokens.check(&minted.token).unwrap();
         assert_eq!(caller.scopes, ["reviews.read", "reviews.write"]);
         assert!(tokens.check("mrm_0000").is_none());
-        assert_ne!(mint(&[]).unwrap().token, minted.token);
+        assert_ne!(StaticTokens::mint(PREFIX, &[]).unwrap().token, minted.token);
     }
 
     #[test]
     fn comments_blank_lines_and_semicolons_separate_entries() {
-        let (first, second) = (mint(&[]).unwrap(), mint(&[]).unwrap());
+        let (first, second) = (
+            StaticTokens::mint(PREFIX, &[]).unwrap(),
+            StaticTokens::mint(PREFIX, &[]).unwrap(),
+        );
         let text = format!(
             "# the team\n\n{} reviews.read\n{} reviews.write ; {} reviews.read,reviews.write",
             first.entry, second.entry, first.entry
@@ -248,7 +253,7 @@ mod tests {
 
     #[test]
     fn a_mistake_names_the_entry_but_never_repeats_it() {
-        let minted = mint(&[]).unwrap();
+        let minted = StaticTokens::mint(PREFIX, &[]).unwrap();
         let text = format!("# ok\n{} reviews.read", minted.token);
         let error = StaticTokens::parse(&text, "tokens.txt").unwrap_err();
         assert_eq!(error.line, 2);

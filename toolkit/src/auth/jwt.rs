@@ -9,18 +9,21 @@
 use jsonwebtoken::Validation;
 use serde::Deserialize;
 
-use super::Caller;
-use super::jwks::{Keys, TIMING, Timing, shown};
+use url::Url;
 
-pub use super::jwks::{JwksError, check_key_url};
+use super::Authenticate;
+use super::jwks::{JwksError, Keys, TIMING, Timing, shown};
+use crate::Caller;
 
 /// How far `exp` and `nbf` may be off, for clocks that disagree a little.
 const LEEWAY_SECONDS: u64 = 60;
 
-/// Checks JWT access tokens.
+/// Checks JWT access tokens from one issuer, for this server: by default a token's audience
+/// must be the server's public URL (the resource, RFC 8707).
 pub struct JwtVerifier {
     issuer: String,
-    audience: String,
+    /// The audience tokens must name, when it is not the resource's URL.
+    audience: Option<String>,
     keys: Keys,
 }
 
@@ -48,12 +51,12 @@ enum Scp {
 }
 
 impl JwtVerifier {
-    /// A verifier of tokens from `issuer` for `audience`, with the keys in the JWKS document
-    /// `jwks` (read from a file).
-    pub fn with_keys(issuer: String, audience: String, jwks: &str) -> Result<Self, JwksError> {
+    /// A verifier of tokens from `issuer` (their `iss`), with the keys in the JWKS document
+    /// `jwks` (read from a file, say).
+    pub fn with_keys(issuer: impl Into<String>, jwks: &str) -> Result<Self, JwksError> {
         Ok(JwtVerifier {
-            issuer,
-            audience,
+            issuer: issuer.into(),
+            audience: None,
             keys: Keys::fixed(jwks)?,
         })
     }
@@ -61,31 +64,39 @@ impl JwtVerifier {
     /// A verifier whose keys are fetched from `url` (which [`check_key_url`] must accept). The
     /// first fetch happens now; if it fails, the server starts anyway (with a warning) and
     /// tries again when a token arrives.
-    pub async fn with_key_url(
-        issuer: String,
-        audience: String,
-        url: reqwest::Url,
-    ) -> Result<Self, JwksError> {
-        Self::with_key_url_timing(issuer, audience, url, TIMING).await
+    pub async fn with_key_url(issuer: impl Into<String>, url: Url) -> Result<Self, JwksError> {
+        Self::with_key_url_timing(issuer.into(), url, TIMING).await
     }
 
     async fn with_key_url_timing(
         issuer: String,
-        audience: String,
-        url: reqwest::Url,
+        url: Url,
         timing: Timing,
     ) -> Result<Self, JwksError> {
         Ok(JwtVerifier {
             issuer,
-            audience,
+            audience: None,
             keys: Keys::remote(url, timing).await?,
         })
     }
 
+    /// Tokens must name `audience` instead of the server's public URL: for an authorization
+    /// server that names resources its own way.
+    pub fn audience(mut self, audience: impl Into<String>) -> Self {
+        self.audience = Some(audience.into());
+        self
+    }
+
     /// The caller a valid token stands for, or `None` for any token that is not: malformed,
     /// signed by an unknown key or with another algorithm, expired, not yet valid, or for
-    /// another issuer or audience. Why is logged at debug level, without the token.
-    pub async fn check(&self, token: &str) -> Option<Caller> {
+    /// another issuer or audience (by default, `resource`: the server's public URL). Why is
+    /// logged at debug level, without the token.
+    pub async fn check(&self, token: &str, resource: &Url) -> Option<Caller> {
+        // A JWS in compact form has three parts; anything else is not a JWT at all (a static
+        // token, say, tried here after the other ways refused it).
+        if token.split('.').count() != 3 {
+            return None;
+        }
         let header = match jsonwebtoken::decode_header(token) {
             Ok(header) => header,
             Err(error) => {
@@ -100,7 +111,8 @@ impl JwtVerifier {
         };
         let mut validation = Validation::new(key.algorithm);
         validation.set_issuer(&[&self.issuer]);
-        validation.set_audience(&[&self.audience]);
+        let audience = self.audience.as_deref().unwrap_or(resource.as_str());
+        validation.set_audience(&[audience]);
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         validation.leeway = LEEWAY_SECONDS;
         validation.validate_nbf = true;
@@ -115,6 +127,12 @@ impl JwtVerifier {
                 None
             }
         }
+    }
+}
+
+impl Authenticate for JwtVerifier {
+    async fn authenticate(&self, token: &str, resource: &Url) -> Option<Caller> {
+        self.check(token, resource).await
     }
 }
 
@@ -173,14 +191,14 @@ mod tests {
         };
         let verifier = verifier(&provider, "/jwks.json", timing).await;
         assert_eq!(provider.fetches(), 1, "fetched at start-up");
-        assert!(verifier.check(&token(&first)).await.is_some());
+        assert!(verifier.check(&token(&first), &resource()).await.is_some());
         assert_eq!(provider.fetches(), 1, "fresh keys need no fetch");
 
         tokio::time::sleep(Duration::from_millis(350)).await;
         provider.set(Mode::Slow(Duration::from_millis(800)));
         let started = Instant::now();
         for _ in 0..3 {
-            assert!(verifier.check(&token(&first)).await.is_some());
+            assert!(verifier.check(&token(&first), &resource()).await.is_some());
         }
         assert!(
             started.elapsed() < Duration::from_millis(400),
@@ -193,7 +211,7 @@ mod tests {
         provider.set(Mode::Slow(Duration::from_millis(200)));
         provider.publish(jwks_document(&[&first, &second]));
         assert!(
-            verifier.check(&token(&second)).await.is_some(),
+            verifier.check(&token(&second), &resource()).await.is_some(),
             "an unknown kid waits for the fetch"
         );
         assert_eq!(provider.fetches(), 3);
@@ -201,16 +219,16 @@ mod tests {
         provider.set(Mode::Fail);
         tokio::time::sleep(Duration::from_millis(400)).await;
         assert!(
-            verifier.check(&token(&first)).await.is_some(),
+            verifier.check(&token(&first), &resource()).await.is_some(),
             "keys younger than the maximum age are used while fetching fails"
         );
         tokio::time::sleep(Duration::from_millis(1200)).await;
         assert!(
-            verifier.check(&token(&first)).await.is_none(),
+            verifier.check(&token(&first), &resource()).await.is_none(),
             "keys older than the maximum age are not used"
         );
         provider.set(Mode::Serve);
-        assert!(verifier.check(&token(&first)).await.is_some());
+        assert!(verifier.check(&token(&first), &resource()).await.is_some());
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -218,7 +236,7 @@ mod tests {
         let key = TestKey::ed25519("first");
         let provider = JwksServer::start(jwks_document(&[&key])).await;
         let verifier = verifier(&provider, "/moved", TIMING).await;
-        assert!(verifier.check(&token(&key)).await.is_none());
+        assert!(verifier.check(&token(&key), &resource()).await.is_none());
         assert_eq!(provider.fetches(), 0, "the redirect's target was fetched");
     }
 
@@ -226,9 +244,8 @@ mod tests {
     async fn an_issuer_that_is_not_exactly_the_one_string_is_refused() {
         let key = TestKey::ed25519("first");
         let jwks = jwks_document(&[&key]).to_string();
-        let verifier =
-            JwtVerifier::with_keys(ISSUER.to_owned(), AUDIENCE.to_owned(), &jwks).unwrap();
-        assert!(verifier.check(&token(&key)).await.is_some());
+        let verifier = JwtVerifier::with_keys(ISSUER, &jwks).unwrap();
+        assert!(verifier.check(&token(&key), &resource()).await.is_some());
         for issuer in [
             json!([ISSUER]),
             json!(["https://evil.test/", ISSUER]),
@@ -237,12 +254,17 @@ mod tests {
         ] {
             assert!(
                 verifier
-                    .check(&token_from(&key, issuer.clone()))
+                    .check(&token_from(&key, issuer.clone()), &resource())
                     .await
                     .is_none(),
                 "iss {issuer}"
             );
         }
+    }
+
+    /// The server's public URL, which tokens name as their audience.
+    fn resource() -> Url {
+        Url::parse(AUDIENCE).unwrap()
     }
 
     fn token(key: &TestKey) -> String {
@@ -256,8 +278,8 @@ mod tests {
 
     /// A verifier that fetches its keys from `path` on `provider`.
     async fn verifier(provider: &JwksServer, path: &str, timing: Timing) -> JwtVerifier {
-        let url = reqwest::Url::parse(&provider.url_of(path)).unwrap();
-        JwtVerifier::with_key_url_timing(ISSUER.to_owned(), AUDIENCE.to_owned(), url, timing)
+        let url = Url::parse(&provider.url_of(path)).unwrap();
+        JwtVerifier::with_key_url_timing(ISSUER.to_owned(), url, timing)
             .await
             .unwrap()
     }

@@ -30,6 +30,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use super::observer::HttpObserver;
 use registry::{Activity, Admitted, Caps, Registry};
 
 /// How long to wait before accepting again after an error that is not one connection's (out of
@@ -52,28 +53,30 @@ const TURNED_AWAY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nconnection: clo
 content-type: text/plain; charset=utf-8\r\ncontent-length: 57\r\n\r\n\
 Service Unavailable: every connection has a request open\n";
 
-/// The limits on connections; see the `--header-read-timeout`, `--shutdown-timeout`,
-/// `--max-connections` and `--max-connections-per-address` flags.
+/// The limits on connections; see [`HttpSettings`](super::HttpSettings)' setters of the same
+/// names.
 #[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    pub header_read_timeout: Duration,
-    pub shutdown_timeout: Duration,
-    pub max_connections: usize,
-    pub max_connections_per_address: usize,
+pub(super) struct Limits {
+    pub(super) header_read_timeout: Duration,
+    pub(super) shutdown_timeout: Duration,
+    pub(super) max_connections: usize,
+    pub(super) max_connections_per_address: usize,
 }
 
-/// Serves `app` on the connections `listener` accepts until `shutdown` completes. Then it stops
+/// Serves `app` on the connections `listener` accepts, telling `observer` of each, until
+/// `shutdown` completes. Then it stops
 /// accepting, lets each connection finish the request it is in (an idle one closes at once, one
 /// still sending its head has until its header deadline), and after `limits.shutdown_timeout`
 /// closes whatever is left.
-pub async fn serve(
+pub(super) async fn serve(
     listener: TcpListener,
     app: Router,
     limits: Limits,
+    observer: Arc<dyn HttpObserver>,
     mut shutdown: impl Future<Output = ()> + Unpin,
 ) {
     let stop = CancellationToken::new();
-    let registry = Arc::new(Registry::default());
+    let registry = Arc::new(Registry::new(observer));
     let turning_away = Arc::new(Semaphore::new(MAX_TURNING_AWAY));
     let caps = Caps {
         total: limits.max_connections,

@@ -1,0 +1,232 @@
+//! The notebook as its adopter tests it over HTTP: served by the toolkit's HTTP transport with
+//! static tokens, in-process, and driven by rmcp's HTTP client on 2026-07-28: a call, a broken
+//! rule, a request without a token (401), a deletion with a token that may only write (403),
+//! and a deletion the user declines, then accepts.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use adopter::Notebook;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationCapability, FormElicitationCapability, ProtocolVersion,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, ErrorData, RoleClient};
+use serde_json::{Value, json};
+use toolkit::auth::StaticTokens;
+use toolkit::http::{self, HttpSettings};
+
+/// A client whose user answers every question with `yes` or no, and remembers the questions.
+#[derive(Clone)]
+struct User {
+    yes: bool,
+    asked: Arc<Mutex<Vec<String>>>,
+}
+
+impl User {
+    fn new(yes: bool) -> User {
+        User {
+            yes,
+            asked: Arc::default(),
+        }
+    }
+}
+
+impl ClientHandler for User {
+    fn get_info(&self) -> ClientConfig {
+        let mut config = ClientConfig::default();
+        config.capabilities.elicitation =
+            Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
+        config
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::FormElicitationParams { message, .. } = request else {
+            panic!("the notebook asks with a form");
+        };
+        self.asked.lock().unwrap().push(message);
+        Ok(if self.yes {
+            ElicitResult::new(ElicitationAction::Accept).with_content(json!({ "confirm": true }))
+        } else {
+            ElicitResult::new(ElicitationAction::Decline)
+        })
+    }
+}
+
+/// The notebook served over HTTP on a loopback port, with a writer's and an editor's token.
+struct Served {
+    url: String,
+    writer: String,
+    editor: String,
+    notebook: toolkit::Handler<Notebook>,
+}
+
+async fn serve() -> Served {
+    let scopes = |scopes: &[&str]| {
+        scopes
+            .iter()
+            .map(|&scope| scope.to_owned())
+            .collect::<Vec<_>>()
+    };
+    let writer = StaticTokens::mint("nb_", &scopes(&["notes.write"])).unwrap();
+    let editor = StaticTokens::mint("nb_", &scopes(&["notes.write", "notes.delete"])).unwrap();
+    let entries = format!("{}\n{}", writer.entry, editor.entry);
+    let tokens = StaticTokens::parse(&entries, "NOTEBOOK_TOKENS").unwrap();
+    let server = adopter::server();
+    let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
+    let settings = HttpSettings::default().authenticate(tokens);
+    let bound = http::bind(loopback, settings, &server.declared())
+        .await
+        .expect("bind a loopback port");
+    let url = bound.public_url().to_string();
+    let notebook = server
+        .build(Notebook::default())
+        .expect("the tools assemble");
+    tokio::spawn(bound.serve(notebook.clone(), std::future::pending()));
+    Served {
+        url,
+        writer: writer.token,
+        editor: editor.token,
+        notebook,
+    }
+}
+
+/// An HTTP client. reqwest is built with rustls and no TLS provider of its own (the workspace
+/// builds ring, never OpenSSL): one must be installed before a client is made.
+fn http_client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
+/// `user`'s client on 2026-07-28, presenting `token`.
+async fn connect(served: &Served, token: &str, user: &User) -> RunningService<RoleClient, User> {
+    let config = StreamableHttpClientTransportConfig::with_uri(served.url.clone())
+        .auth_header(token.to_owned());
+    let transport = StreamableHttpClientTransport::with_client(http_client(), config);
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    user.clone()
+        .serve_with_lifecycle(transport, lifecycle)
+        .await
+        .expect("the client connects")
+}
+
+fn call(tool: &str, arguments: Value) -> CallToolRequestParams {
+    let arguments = arguments.as_object().expect("an object").clone();
+    CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments)
+}
+
+fn text(result: &CallToolResult) -> &str {
+    &result.content[0].as_text().expect("a text block").text
+}
+
+/// Posts a raw `tools/call` of `tool`, with `token` if any: the status and the challenge.
+async fn post(served: &Served, token: Option<&str>, tool: &str, arguments: Value) -> (u16, String) {
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments}});
+    let mut request = http_client()
+        .post(&served.url)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&message);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.expect("the server answers");
+    let challenge = (response.headers().get("www-authenticate"))
+        .map(|value| value.to_str().expect("a readable challenge").to_owned())
+        .unwrap_or_default();
+    (response.status().as_u16(), challenge)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_runs_a_mistake_is_named_and_a_token_is_needed_with_its_scope() {
+    let served = serve().await;
+    let client = connect(&served, &served.writer, &User::new(true)).await;
+    let result = client
+        .call_tool(call("notes_add", json!({ "text": "milk" })))
+        .await
+        .expect("notes_add answers");
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    let note = result.structured_content.expect("a result")["noteId"].clone();
+
+    let result = client
+        .call_tool(call("notes_add", json!({ "text": "" })))
+        .await
+        .expect("notes_add answers");
+    assert_eq!(
+        text(&result),
+        "Validation Failed: text: Must be between 1 and 500 characters long, not 0. Correct the \
+         arguments and call the tool again."
+    );
+
+    let (status, challenge) = post(&served, None, "notes_add", json!({ "text": "x" })).await;
+    assert_eq!(status, 401);
+    assert!(
+        challenge.starts_with("Bearer resource_metadata="),
+        "{challenge}"
+    );
+    let (status, challenge) = post(
+        &served,
+        Some(&served.writer),
+        "notes_delete",
+        json!({ "noteId": note }),
+    )
+    .await;
+    assert_eq!(status, 403);
+    assert!(
+        challenge.starts_with("Bearer error=\"insufficient_scope\", scope=\"notes.delete\""),
+        "{challenge}"
+    );
+    assert_eq!(served.notebook.state().texts(), ["milk"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deletion_over_http_runs_only_once_the_user_says_yes() {
+    let served = serve().await;
+    let declining = User::new(false);
+    let client = connect(&served, &served.editor, &declining).await;
+    let result = client
+        .call_tool(call("notes_add", json!({ "text": "call Ada" })))
+        .await
+        .expect("notes_add answers");
+    let note = result.structured_content.expect("a result")["noteId"].clone();
+
+    let delete = || call("notes_delete", json!({ "noteId": note }));
+    let result = client.call_tool(delete()).await.expect("an answer");
+    assert_eq!(text(&result), "Cancelled: the note was kept.");
+    assert_eq!(served.notebook.state().texts(), ["call Ada"]);
+
+    let accepting = User::new(true);
+    let client = connect(&served, &served.editor, &accepting).await;
+    let result = client.call_tool(delete()).await.expect("an answer");
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    assert!(served.notebook.state().texts().is_empty());
+    let question = "Delete the note \"call Ada\"?";
+    assert_eq!(*declining.asked.lock().unwrap(), [question]);
+    assert_eq!(*accepting.asked.lock().unwrap(), [question]);
+}
+
+#[tokio::test]
+async fn the_built_server_needs_tokens_to_serve_http() {
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_adopter"))
+        .args(["--http", "127.0.0.1:0"])
+        .env_remove("NOTEBOOK_TOKENS")
+        .output()
+        .await
+        .expect("the notebook runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--http needs the tokens' entries in NOTEBOOK_TOKENS"),
+        "{stderr}"
+    );
+}
