@@ -16,10 +16,9 @@ use rmcp::model::{
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RunningService};
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use test_support::in_process::ToolServer;
 use toolkit::{
-    Caller, Confirm, ConfirmOutcome, ConfirmPolicy, Confirmations, Context, Entity, Exists, Run,
-    StateKeys, Tool, ToolError, Toolbox, Uuid,
+    Caller, Confirm, ConfirmOutcome, ConfirmPolicy, Confirmations, Context, Entity, Exists,
+    Handler, Run, Server, StateKeys, Tool, ToolError, Toolbox, Uuid,
 };
 
 const HAT: Uuid = Uuid::from_u128(1);
@@ -82,20 +81,19 @@ impl Exists<Item> for Items {
 /// One audit event: the ids, the caller's subject, the outcome.
 type Recorded = (Vec<Uuid>, Option<String>, ConfirmOutcome);
 
-/// The items on the shelf, and who calls (put in each call's extensions, as an HTTP server's
-/// gate does).
+/// The items on the shelf.
 #[derive(Default)]
 pub struct Items {
     items: Mutex<Vec<Uuid>>,
-    caller: Mutex<Option<Caller>>,
 }
 
 /// A server of `items_delete` on a shelf of two items, and the audit events it recorded.
 #[derive(Clone)]
 pub struct Shelf {
-    items: Arc<Items>,
     audits: Arc<Mutex<Vec<Recorded>>>,
-    server: ToolServer<Items>,
+    server: Handler<Items>,
+    /// Who the clients connected from now on call as (as an HTTP server's gate says).
+    caller: Arc<Mutex<Option<Caller>>>,
 }
 
 impl Shelf {
@@ -114,27 +112,20 @@ impl Shelf {
         });
         let tools = Toolbox::new()
             .confirmations(confirmations)
-            .tool::<ItemsDelete>()
-            .build()
-            .unwrap();
-        let items = Arc::new(Items {
+            .tool::<ItemsDelete>();
+        let items = Items {
             items: Mutex::new(vec![HAT, SCARF]),
-            caller: Mutex::default(),
-        });
-        let server = ToolServer::new(items.clone(), tools).before_call(|items, context| {
-            if let Some(caller) = items.caller.lock().unwrap().clone() {
-                context.extensions.insert(caller);
-            }
-        });
+        };
+        let server = Server::new("shelf", "1.0.0").toolbox(tools).build(items);
         Shelf {
-            items,
             audits,
-            server,
+            server: server.unwrap(),
+            caller: Arc::default(),
         }
     }
 
     fn items(&self) -> Vec<Uuid> {
-        self.items.items.lock().unwrap().clone()
+        self.server.state().items.lock().unwrap().clone()
     }
 
     fn outcomes(&self) -> Vec<ConfirmOutcome> {
@@ -142,8 +133,9 @@ impl Shelf {
         audits.iter().map(|(_, _, outcome)| *outcome).collect()
     }
 
+    /// The clients connected from now on call as `subject`.
     fn call_as(&self, subject: &str) {
-        *self.items.caller.lock().unwrap() = Some(Caller::new(subject, vec![]));
+        *self.caller.lock().unwrap() = Some(Caller::new(subject, vec![]));
     }
 }
 
@@ -232,7 +224,10 @@ impl ClientHandler for User {
 
 async fn connect(shelf: &Shelf, user: &User) -> RunningService<RoleClient, User> {
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    let server = shelf.server.clone();
+    let mut server = shelf.server.clone();
+    if let Some(caller) = shelf.caller.lock().unwrap().clone() {
+        server = server.with_caller(caller);
+    }
     tokio::spawn(async move {
         if let Ok(running) = server.serve(server_end).await {
             let _ = running.waiting().await;
@@ -444,17 +439,17 @@ async fn a_forged_or_misused_confirmation_is_refused_and_nothing_runs() {
 async fn a_confirmation_is_the_callers_own() {
     let shelf = Shelf::new(ConfirmPolicy::Ask, KEY);
     let user = User::new(ProtocolVersion::V_2026_07_28, Answer::Yes);
-    let client = connect(&shelf, &user).await;
     shelf.call_as("ana");
-    let state = sealed_state(&client, HAT).await;
+    let ana = connect(&shelf, &user).await;
+    let state = sealed_state(&ana, HAT).await;
 
     shelf.call_as("bob");
-    let result = retried(&client, retry(HAT, Some(state.clone()))).await;
+    let bob = connect(&shelf, &user).await;
+    let result = retried(&bob, retry(HAT, Some(state.clone()))).await;
     assert_eq!(text(&result), STALE);
     assert_eq!(shelf.items(), [HAT, SCARF]);
 
-    shelf.call_as("ana");
-    let result = retried(&client, retry(HAT, Some(state))).await;
+    let result = retried(&ana, retry(HAT, Some(state))).await;
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
     let audits = shelf.audits.lock().unwrap().clone();
     assert_eq!(

@@ -14,10 +14,12 @@ use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ClientRequest, Request};
 use rmcp::service::PeerRequestOptions;
 use serde_json::{Value, json};
-use test_support::in_process::{ToolServer, connect};
+use test_support::in_process::connect;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf};
 use tokio_util::sync::CancellationToken;
-use toolkit::{CallOutcome, Caller, Context, PROGRESS_INTERVAL, Run, Tool, ToolError, Toolbox};
+use toolkit::{
+    CallOutcome, Caller, Context, Handler, PROGRESS_INTERVAL, Run, Server, Tool, ToolError, Toolbox,
+};
 
 /// How long a test waits for the server to reach a point it cannot be told about.
 const PATIENCE: Duration = Duration::from_secs(20);
@@ -42,8 +44,8 @@ pub struct CountTo {
     pause_ms: u64,
 }
 
-impl Run<Counter> for CountTo {
-    async fn run(self, _counter: &Counter, context: &Context) -> Result<Counted, ToolError> {
+impl Run<Arc<Counter>> for CountTo {
+    async fn run(self, _counter: &Arc<Counter>, context: &Context) -> Result<Counted, ToolError> {
         for step in 1..=self.to {
             let message = format!("counted {step}");
             context
@@ -67,8 +69,8 @@ pub struct Waited {}
        open_world = false)]
 pub struct Wait {}
 
-impl Run<Counter> for Wait {
-    async fn run(self, counter: &Counter, _context: &Context) -> Result<Waited, ToolError> {
+impl Run<Arc<Counter>> for Wait {
+    async fn run(self, counter: &Arc<Counter>, _context: &Context) -> Result<Waited, ToolError> {
         let _stopped = SetOnDrop(counter.stopped.clone());
         counter.waiting.store(true, Ordering::SeqCst);
         std::future::pending::<()>().await;
@@ -100,8 +102,8 @@ pub struct Identity {
        open_world = false)]
 pub struct Whoami {}
 
-impl Run<Counter> for Whoami {
-    async fn run(self, _counter: &Counter, context: &Context) -> Result<Identity, ToolError> {
+impl Run<Arc<Counter>> for Whoami {
+    async fn run(self, _counter: &Arc<Counter>, context: &Context) -> Result<Identity, ToolError> {
         let caller = context.caller();
         Ok(Identity {
             subject: caller.map(|caller| caller.subject.clone()),
@@ -120,14 +122,15 @@ pub struct Counter {
 }
 
 /// A server of the three tools on `counter`.
-fn serve(counter: &Arc<Counter>) -> ToolServer<Counter> {
+fn serve(counter: &Arc<Counter>) -> Handler<Arc<Counter>> {
     let tools = Toolbox::new()
         .tool::<CountTo>()
         .tool::<Wait>()
-        .tool::<Whoami>()
-        .build()
-        .expect("the tools assemble");
-    ToolServer::new(counter.clone(), tools)
+        .tool::<Whoami>();
+    Server::new("counter", "1.0.0")
+        .toolbox(tools)
+        .build(counter.clone())
+        .expect("the tools assemble")
 }
 
 /// A client that speaks JSON-RPC lines to the server itself.
@@ -138,7 +141,7 @@ struct Wire {
 
 impl Wire {
     /// A server on one end of a pipe, initialized from the other.
-    async fn connect(server: ToolServer<Counter>) -> Wire {
+    async fn connect(server: Handler<Arc<Counter>>) -> Wire {
         let (client_end, server_end) = tokio::io::duplex(1 << 16);
         tokio::spawn(async move {
             if let Ok(running) = server.serve(server_end).await {
@@ -320,10 +323,10 @@ async fn a_cancelled_call_is_stopped_where_it_waits() {
 
 #[tokio::test]
 async fn a_call_cancelled_through_its_context_answers_cancelled() {
-    let counter = Counter::default();
+    let counter = Arc::new(Counter::default());
     let token = CancellationToken::new();
     let context = Context::detached().cancelled_by(token.clone());
-    let call = toolkit::call_with::<Counter, Wait>(&counter, None, context);
+    let call = toolkit::call_with::<Arc<Counter>, Wait>(&counter, None, context);
     let cancel = async {
         until(&counter.waiting, "the call waits").await;
         token.cancel();
@@ -338,16 +341,16 @@ async fn a_call_cancelled_through_its_context_answers_cancelled() {
 
 #[tokio::test]
 async fn a_tool_sees_the_caller_its_transport_names_and_none_without() {
-    let counter = Counter::default();
+    let counter = Arc::new(Counter::default());
     let ana = Caller::new("ana", vec!["reviews.read".into(), "reviews.write".into()]);
     let named = Context::detached().with(ana);
-    let result = toolkit::call_with::<Counter, Whoami>(&counter, None, named).await;
+    let result = toolkit::call_with::<Arc<Counter>, Whoami>(&counter, None, named).await;
     assert_eq!(
         result.structured_content,
         Some(json!({ "subject": "ana", "may_write": true }))
     );
 
-    let result = toolkit::call::<Counter, Whoami>(&counter, None).await;
+    let result = toolkit::call::<Arc<Counter>, Whoami>(&counter, None).await;
     assert_eq!(
         result.structured_content,
         Some(json!({ "subject": null, "may_write": false }))
@@ -370,13 +373,13 @@ async fn every_call_ends_in_a_record_of_its_tool_outcome_and_caller() {
             let caller = call.caller.map(|caller| caller.subject.clone());
             let mut seen = record.lock().unwrap();
             seen.push((call.tool, call.outcome, caller));
-        })
-        .build()
-        .expect("the tools assemble");
-    let server = ToolServer::new(counter.clone(), tools).before_call(|_, context| {
-        let ana = Caller::new("ana", vec!["reviews.read".into()]);
-        context.extensions.insert(ana);
-    });
+        });
+    let ana = Caller::new("ana", vec!["reviews.read".into()]);
+    let server = Server::new("counter", "1.0.0")
+        .toolbox(tools)
+        .build(counter.clone())
+        .expect("the tools assemble")
+        .with_caller(ana);
     let client = connect(server).await;
     let call = |name: &str, arguments: Value| {
         let params = CallToolRequestParams::new(name.to_owned())
@@ -454,11 +457,12 @@ async fn each_way_a_tool_fails_is_an_outcome_of_its_own() {
         let record = seen.clone();
         let tools = Toolbox::new()
             .tool::<Fail>()
-            .on_call(move |call| record.lock().unwrap().push(call.outcome))
-            .build()
-            .expect("the tool assembles");
+            .on_call(move |call| record.lock().unwrap().push(call.outcome));
         let failing = Failing(Mutex::new(Some(error)));
-        let client = connect(ToolServer::new(Arc::new(failing), tools)).await;
+        let server = Server::new("failing", "1.0.0")
+            .toolbox(tools)
+            .build(failing);
+        let client = connect(server.expect("the tool assembles")).await;
         let result = client
             .call_tool(CallToolRequestParams::new("fail"))
             .await

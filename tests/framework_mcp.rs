@@ -2,13 +2,11 @@
 //! the registration a client lists (snapshotted whole), results, tool errors as `isError`
 //! results, and an unknown tool as the JSON-RPC error the MCP specification prescribes.
 
-use std::sync::Arc;
-
 use rmcp::model::{CallToolRequestParams, ErrorCode};
 use rmcp::service::ServiceError;
 use serde_json::{Value, json};
-use test_support::in_process::{ToolServer, connect};
-use toolkit::{Context, Entity, Exists, Run, Tool, ToolError, Toolbox, Uuid};
+use test_support::in_process::connect;
+use toolkit::{Context, Entity, Exists, Handler, Run, Server, Tool, ToolError, Toolbox, Uuid};
 
 const MOVIE: Uuid = Uuid::from_u128(0x3f2504e0_4f89_11d3_9a0c_0305e82c3301);
 
@@ -116,13 +114,14 @@ impl Exists<Movie> for Catalog {
 }
 
 /// A server of the two tools, routed by the toolkit.
-fn catalog() -> ToolServer<Catalog> {
+fn catalog() -> Handler<Catalog> {
     let tools = Toolbox::new()
         .tool::<MoviesSearch>()
-        .tool::<ReviewsDelete>()
-        .build()
-        .expect("the example tools assemble");
-    ToolServer::new(Arc::new(Catalog), tools)
+        .tool::<ReviewsDelete>();
+    Server::new("catalog", "1.0.0")
+        .toolbox(tools)
+        .build(Catalog)
+        .expect("the example tools assemble")
 }
 
 fn call(name: &'static str, arguments: Value) -> CallToolRequestParams {

@@ -254,7 +254,7 @@ impl std::fmt::Debug for Context {
 
 /// A `T` among `extensions`, or among those of the HTTP request they carry (where rmcp's HTTP
 /// service puts the request's parts, with what middleware added to them).
-fn find<T: Send + Sync + 'static>(extensions: &Extensions) -> Option<&T> {
+pub(crate) fn find<T: Send + Sync + 'static>(extensions: &Extensions) -> Option<&T> {
     extensions.get::<T>().or_else(|| {
         extensions
             .get::<http::request::Parts>()?

@@ -17,7 +17,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
-use crate::{CallRecord, Confirmations, Labels, Run, Selection, ToolSpecs, Toolbox, ToolboxError};
+use crate::{
+    CallRecord, Caller, Confirmations, Labels, Run, Selection, ToolSpecs, Toolbox, ToolboxError,
+};
 
 /// How long a client may reuse the tool list and the discovery result (MCP's `ttlMs`): an
 /// hour. Both are fixed while the server runs: its tools are chosen when it is built and it
@@ -241,6 +243,7 @@ impl<S: Send + Sync + 'static> Server<S> {
                 declared,
                 labels,
             }),
+            caller: None,
         })
     }
 }
@@ -295,6 +298,8 @@ pub struct Handler<S> {
     state: Arc<S>,
     router: Arc<ToolRouter<S>>,
     shared: Arc<Shared>,
+    /// Who makes a call that arrives without a caller, if anyone.
+    caller: Option<Arc<Caller>>,
 }
 
 impl<S> Clone for Handler<S> {
@@ -303,6 +308,7 @@ impl<S> Clone for Handler<S> {
             state: self.state.clone(),
             router: self.router.clone(),
             shared: self.shared.clone(),
+            caller: self.caller.clone(),
         }
     }
 }
@@ -332,6 +338,14 @@ impl<S> Handler<S> {
     /// The server's name, title and version.
     pub fn implementation(&self) -> &Implementation {
         &self.shared.implementation
+    }
+
+    /// The same handler (on the same state), with every call that arrives without a caller
+    /// made by `caller`: the user who started a stdio server, say, or whoever a test calls as.
+    /// The caller an HTTP request's token stands for is never replaced.
+    pub fn with_caller(mut self, caller: Caller) -> Handler<S> {
+        self.caller = Some(Arc::new(caller));
+        self
     }
 
     /// Serves MCP on this process's stdin and stdout, to the one client that started it,
@@ -413,8 +427,13 @@ impl<S: Send + Sync + 'static> ServerHandler for Handler<S> {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(caller) = &self.caller
+            && crate::context::find::<Caller>(&context.extensions).is_none()
+        {
+            context.extensions.insert(Caller::clone(caller));
+        }
         let call = ToolCallContext::new(&*self.state, request, context);
         let mut answer = self.router.call(call).await;
         if let Ok(CallToolResponse::Complete(result)) = &mut answer {
