@@ -55,15 +55,27 @@
 //! });
 //! ```
 //!
-//! The guide to every attribute, rule and error, and to assembling and serving tools, is
-//! `docs/framework.md` in the repository; its examples run as this crate's doctests.
+//! To start, read the tutorial, `docs/tutorial.md` in the repository: a first tool served over
+//! stdio, rules and errors, HTTP with a token, and confirmation. The reference is
+//! `docs/framework.md` (every attribute, rule and error) and `docs/serving.md` (assembling and
+//! serving tools, over stdio and HTTP). The examples of all three run as this crate's doctests.
 
 #![forbid(unsafe_code)]
+
+/// The tutorial's code (docs/tutorial.md) compiles and runs, as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/tutorial.md")]
+struct TutorialDoctests;
 
 /// The framework guide's code (docs/framework.md) compiles and runs, as a doctest.
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/framework.md")]
 struct FrameworkGuideDoctests;
+
+/// The serving guide's code (docs/serving.md) compiles and runs, as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/serving.md")]
+struct ServingGuideDoctests;
 
 /// The README's example of declaring a tool compiles and runs, as a doctest.
 #[cfg(doctest)]
