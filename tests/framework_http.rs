@@ -1,5 +1,6 @@
 //! The toolkit's HTTP transport served in-process: what `bind` refuses to serve, the tokens and
-//! scopes the gate checks, the readiness checks an application adds, the metadata naming the
+//! scopes the gate checks (and the caller a token stands for, which a handler's own never
+//! replaces), the readiness checks an application adds, the metadata naming the
 //! server, and what an `HttpObserver` is told.
 
 use std::net::SocketAddr;
@@ -10,7 +11,7 @@ use test_support::http_client;
 use tokio::sync::oneshot;
 use toolkit::auth::StaticTokens;
 use toolkit::http::{self, HttpError, HttpObserver, HttpSettings, Refusal, StatusCode};
-use toolkit::{Context, Run, Server, Tool, ToolError};
+use toolkit::{Caller, Context, Run, Server, Tool, ToolError};
 
 /// A note.
 #[derive(serde::Serialize, schemars::JsonSchema)]
@@ -59,6 +60,21 @@ impl Run<()> for Hello {
     async fn run(self, _state: &(), _context: &Context) -> Result<Note, ToolError> {
         Ok(Note {
             text: "hello".to_owned(),
+        })
+    }
+}
+
+/// Says who calls.
+#[derive(Tool)]
+#[tool(name = "whoami", title = "Who am I", output = Note, scope = "notes.read", read_only,
+       destructive = false, idempotent, open_world = false)]
+pub struct Whoami {}
+
+impl Run<()> for Whoami {
+    async fn run(self, _state: &(), context: &Context) -> Result<Note, ToolError> {
+        let subject = context.caller().map(|caller| caller.subject.clone());
+        Ok(Note {
+            text: subject.unwrap_or_default(),
         })
     }
 }
@@ -301,4 +317,36 @@ async fn readyz_answers_with_the_checks_the_application_added() {
     assert_eq!(health.status(), 200, "the process still answers");
     served.stop.send(()).unwrap();
     assert!(served.serving.await.unwrap().is_ok());
+}
+
+/// `Handler::with_caller` names the caller of a call that arrives without one; over HTTP the
+/// caller is the one the token stands for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tokens_caller_is_never_replaced_by_the_handlers_own() {
+    let reader = StaticTokens::mint("nb_", &["notes.read".to_owned()]).unwrap();
+    let tokens = StaticTokens::parse(&reader.entry, "test").unwrap();
+    let server = Server::new("notebook", "1.0.0").tool::<Whoami>();
+    let settings = HttpSettings::default().authenticate(tokens);
+    let bound = http::bind(loopback(), settings, &server.declared())
+        .await
+        .unwrap();
+    let url = bound.public_url().to_string();
+    let local = Caller::new("local", vec!["notes.read".to_owned()]);
+    let handler = server.build(()).unwrap().with_caller(local);
+    tokio::spawn(bound.serve(handler, std::future::pending()));
+    let answer: Value = http_client()
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .bearer_auth(&reader.token)
+        .json(&call("whoami", json!({})))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let subject = answer["result"]["structuredContent"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(subject.starts_with("token:"), "{answer}");
 }

@@ -20,7 +20,7 @@ use crate::serve::MovieReviews;
 
 /// What every token minted by the `token` command starts with, so that secret scanners, and
 /// people, can tell one apart.
-pub const TOKEN_PREFIX: &str = "mrm_";
+const TOKEN_PREFIX: &str = "mrm_";
 
 /// The HTTP server before it serves: its options checked, its addresses bound, authentication
 /// set up. [`bind`] makes one, [`run`] serves on it.

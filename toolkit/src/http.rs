@@ -225,11 +225,12 @@ fn app<S: Send + Sync + 'static>(
     let specs = handler.served().clone();
     let title = handler.implementation().title.clone();
     let resource_name = title.unwrap_or_else(|| handler.implementation().name.clone());
+    let origins = settings.origins(public_url);
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
         .with_allowed_hosts(settings.hosts(public_url))
-        .with_allowed_origins(settings.origins(public_url))
+        .with_allowed_origins(origins.clone())
         .enforce_origin_validation()
         .with_max_request_body_bytes(settings.max_body_bytes)
         .with_cancellation_token(stop);
@@ -248,7 +249,7 @@ fn app<S: Send + Sync + 'static>(
     if !settings.authorization_servers.is_empty() {
         metadata["authorization_servers"] = json!(settings.authorization_servers);
     }
-    let cors = Arc::new(cors::Cors::new(&settings.origins(public_url)));
+    let cors = Arc::new(cors::Cors::new(&origins));
     let request_timeout = settings.request_timeout;
     let observer = Arc::clone(&settings.observer);
     let gate = Arc::new(Gate {

@@ -3,62 +3,20 @@
 //! rule, a request without a token (401), a deletion with a token that may only write (403),
 //! and a deletion the user declines, then accepts.
 
+mod client;
+
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
 
 use adopter::Notebook;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientConfig, ElicitRequestParams, ElicitResult,
-    ElicitationAction, ElicitationCapability, FormElicitationCapability, ProtocolVersion,
-};
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RunningService};
+use client::{User, call, text};
+use rmcp::RoleClient;
+use rmcp::model::ProtocolVersion;
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, ErrorData, RoleClient};
 use serde_json::{Value, json};
 use toolkit::auth::StaticTokens;
 use toolkit::http::{self, HttpSettings};
-
-/// A client whose user answers every question with `yes` or no, and remembers the questions.
-#[derive(Clone)]
-struct User {
-    yes: bool,
-    asked: Arc<Mutex<Vec<String>>>,
-}
-
-impl User {
-    fn new(yes: bool) -> User {
-        User {
-            yes,
-            asked: Arc::default(),
-        }
-    }
-}
-
-impl ClientHandler for User {
-    fn get_info(&self) -> ClientConfig {
-        let mut config = ClientConfig::default();
-        config.capabilities.elicitation =
-            Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
-        config
-    }
-
-    async fn create_elicitation(
-        &self,
-        request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, ErrorData> {
-        let ElicitRequestParams::FormElicitationParams { message, .. } = request else {
-            panic!("the notebook asks with a form");
-        };
-        self.asked.lock().unwrap().push(message);
-        Ok(if self.yes {
-            ElicitResult::new(ElicitationAction::Accept).with_content(json!({ "confirm": true }))
-        } else {
-            ElicitResult::new(ElicitationAction::Decline)
-        })
-    }
-}
 
 /// The notebook served over HTTP on a loopback port, with a writer's and an editor's token.
 struct Served {
@@ -119,15 +77,6 @@ async fn connect(served: &Served, token: &str, user: &User) -> RunningService<Ro
         .expect("the client connects")
 }
 
-fn call(tool: &str, arguments: Value) -> CallToolRequestParams {
-    let arguments = arguments.as_object().expect("an object").clone();
-    CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments)
-}
-
-fn text(result: &CallToolResult) -> &str {
-    &result.content[0].as_text().expect("a text block").text
-}
-
 /// Posts a raw `tools/call` of `tool`, with `token` if any: the status and the challenge.
 async fn post(served: &Served, token: Option<&str>, tool: &str, arguments: Value) -> (u16, String) {
     let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -150,7 +99,12 @@ async fn post(served: &Served, token: Option<&str>, tool: &str, arguments: Value
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_runs_a_mistake_is_named_and_a_token_is_needed_with_its_scope() {
     let served = serve().await;
-    let client = connect(&served, &served.writer, &User::new(true)).await;
+    let client = connect(
+        &served,
+        &served.writer,
+        &User::new(ProtocolVersion::V_2026_07_28, true),
+    )
+    .await;
     let result = client
         .call_tool(call("notes_add", json!({ "text": "milk" })))
         .await
@@ -192,7 +146,7 @@ async fn a_call_runs_a_mistake_is_named_and_a_token_is_needed_with_its_scope() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deletion_over_http_runs_only_once_the_user_says_yes() {
     let served = serve().await;
-    let declining = User::new(false);
+    let declining = User::new(ProtocolVersion::V_2026_07_28, false);
     let client = connect(&served, &served.editor, &declining).await;
     let result = client
         .call_tool(call("notes_add", json!({ "text": "call Ada" })))
@@ -205,7 +159,7 @@ async fn a_deletion_over_http_runs_only_once_the_user_says_yes() {
     assert_eq!(text(&result), "Cancelled: the note was kept.");
     assert_eq!(served.notebook.state().texts(), ["call Ada"]);
 
-    let accepting = User::new(true);
+    let accepting = User::new(ProtocolVersion::V_2026_07_28, true);
     let client = connect(&served, &served.editor, &accepting).await;
     let result = client.call_tool(delete()).await.expect("an answer");
     assert_eq!(result.is_error, Some(false), "{}", text(&result));

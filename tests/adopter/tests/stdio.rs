@@ -3,70 +3,21 @@
 //! a call, a broken rule, an id that names nothing, and a deletion the user accepts or declines,
 //! in both protocol versions.
 
+mod client;
+
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use adopter::Notebook;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams,
-    ElicitResult, ElicitationAction, ElicitationCapability, FormElicitationCapability,
-    ProtocolVersion,
-};
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RunningService};
-use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
+use client::{User, call, text};
+use rmcp::model::ProtocolVersion;
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use toolkit::Handler;
 
 const VERSIONS: [ProtocolVersion; 2] =
     [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
-
-/// A client on `version` whose user answers every question with `yes` or no, and remembers
-/// the questions.
-#[derive(Clone)]
-struct User {
-    version: ProtocolVersion,
-    yes: bool,
-    asked: Arc<Mutex<Vec<String>>>,
-}
-
-impl User {
-    fn new(version: ProtocolVersion, yes: bool) -> User {
-        User {
-            version,
-            yes,
-            asked: Arc::default(),
-        }
-    }
-}
-
-impl ClientHandler for User {
-    fn get_info(&self) -> ClientConfig {
-        let mut capabilities = ClientCapabilities::default();
-        capabilities.elicitation =
-            Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
-        let mut config = ClientConfig::default();
-        config.protocol_version = self.version.clone();
-        config.capabilities = capabilities;
-        config
-    }
-
-    async fn create_elicitation(
-        &self,
-        request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, ErrorData> {
-        let ElicitRequestParams::FormElicitationParams { message, .. } = request else {
-            panic!("the notebook asks with a form");
-        };
-        self.asked.lock().unwrap().push(message);
-        Ok(if self.yes {
-            ElicitResult::new(ElicitationAction::Accept).with_content(json!({ "confirm": true }))
-        } else {
-            ElicitResult::new(ElicitationAction::Decline)
-        })
-    }
-}
 
 /// The notebook's handler, on a notebook of its own.
 fn notebook() -> Handler<Notebook> {
@@ -92,15 +43,6 @@ async fn connect(handler: &Handler<Notebook>, user: &User) -> RunningService<Rol
         user.clone().serve(client_end).await
     };
     connected.expect("the client connects")
-}
-
-fn call(tool: &str, arguments: Value) -> CallToolRequestParams {
-    let arguments = arguments.as_object().expect("an object").clone();
-    CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments)
-}
-
-fn text(result: &CallToolResult) -> &str {
-    &result.content[0].as_text().expect("a text block").text
 }
 
 /// Adds a note saying `words`, and returns its id.
