@@ -15,7 +15,7 @@ use crate::ast::Input;
 use crate::check::check;
 use crate::ctxt::Ctxt;
 use crate::model::{Arg, DefaultValue, Model, Presence, Rules};
-use crate::rule::located;
+use crate::rule::{located, whole_refusal};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let mut cx = Ctxt::default();
@@ -229,16 +229,20 @@ pub fn assertions(arg: &Arg) -> TokenStream {
     if let Presence::Default(default, span) = &arg.presence {
         let refusal = |value: &dyn std::fmt::Display| {
             format!(
-                "the default {value} is not a value the type `{}` can hold: choose one the \
-                 field's type can hold, or a wider type",
-                crate::rule::type_name(ty)
+                "the default {value} is not a value {what} can hold: choose one the field's \
+                 type can hold, or a wider type"
             )
         };
         let span = *span;
         let ty = located(ty, span);
         let check = match default {
             DefaultValue::Integer(value) => {
-                let refusal = refusal(value);
+                let refusal = whole_refusal(
+                    &format!("the default {value}"),
+                    *value,
+                    &what,
+                    "choose one the field's type can hold",
+                );
                 quote_spanned!(span=> ::toolkit::__private::whole::<#ty>(#value, #refusal))
             }
             DefaultValue::Float(value) => {

@@ -176,6 +176,24 @@ pub fn option_tokens(value: Option<u64>) -> TokenStream {
     }
 }
 
+/// The widest integer a tool argument holds, 2^53 − 1: what a JSON client sends exactly (the
+/// toolkit's `MAX_SAFE_INTEGER`).
+const MAX_SAFE_INTEGER: i128 = (1 << 53) - 1;
+
+/// Why a whole number (`subject`, as a message names it) that `what` cannot hold is refused:
+/// `choose` says what to write instead, unless it lies past ±(2^53 − 1), which no integer
+/// argument holds, so that a wider type would not help.
+pub fn whole_refusal(subject: &str, value: i128, what: &str, choose: &str) -> String {
+    if value.abs() > MAX_SAFE_INTEGER {
+        format!(
+            "{subject} is not a value {what} can hold: an integer argument holds at most \
+             ±{MAX_SAFE_INTEGER} (2^53 − 1), the integers a JSON client sends exactly"
+        )
+    } else {
+        format!("{subject} is not a value {what} can hold: {choose}, or a wider type")
+    }
+}
+
 /// A type as written, for messages: `Option<u32>`, `u8`.
 pub fn type_name(ty: &syn::Type) -> String {
     ty.to_token_stream().to_string().replace(' ', "")

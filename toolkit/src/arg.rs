@@ -23,6 +23,7 @@ mod url;
 mod uuid;
 
 pub use choice::Choice;
+pub use integer::MAX_SAFE_INTEGER;
 pub(crate) use integer::integer_json;
 pub use json::MAX_JSON_DEPTH;
 pub use object::Args;

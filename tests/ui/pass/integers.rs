@@ -1,5 +1,5 @@
 //! Integer arguments of every width, with either bound, both, neither, negative bounds and
-//! defaults; undeclared bounds are the type's own.
+//! defaults; undeclared bounds are the type's own, a 64-bit type's narrowed to ±(2^53 − 1).
 use toolkit::rule::{Bound, Number, Range};
 use toolkit::{DefaultValue, Presence, Tool};
 
@@ -32,6 +32,7 @@ pub struct Integers {
 fn main() {
     use serde_json::json;
 
+    let safe = toolkit::arg::MAX_SAFE_INTEGER;
     let schema = toolkit::input_schema(Integers::SPEC);
     let bounds: Vec<(serde_json::Value, serde_json::Value)> = Integers::SPEC
         .args
@@ -46,14 +47,14 @@ fn main() {
         (json!(0), json!(u32::MAX)),
         (json!(1), json!(50)),
         (json!(-10), json!(-1)),
-        (json!(i64::MIN), json!(100)),
-        (json!(i64::MIN), json!(i64::MAX)),
+        (json!(-safe), json!(100)),
+        (json!(-safe), json!(safe)),
         (json!(0), json!(u32::MAX)),
         (json!(i8::MIN), json!(i8::MAX)),
         (json!(-1000), json!(i16::MAX)),
         (json!(0), json!(200)),
         (json!(0), json!(u16::MAX)),
-        (json!(0), json!(usize::MAX)),
+        (json!(0), json!(safe)),
     ]);
     let declared: Vec<Option<&Range>> = Integers::SPEC.args.iter().map(|arg| arg.rule::<Range>()).collect();
     let whole = |value| Some(Bound { value: Number::Whole(value), exclusive: false });

@@ -6,7 +6,7 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
-use super::{Checked, Key, Number, Rule, Written, located};
+use super::{Checked, Key, Number, Rule, Written, located, whole_refusal};
 use crate::ctxt::Ctxt;
 use crate::model::DefaultValue;
 use crate::setting::Setting;
@@ -154,11 +154,19 @@ impl Bound {
     /// A constant that fails to compile, on the bound, unless the field's type is a number that
     /// holds it.
     fn assertion(&self, ty: &syn::Type, what: &str) -> TokenStream {
-        let refusal = format!(
-            "`{}` is not a value {what} can hold: choose a bound the type can hold, or a wider \
-             type",
-            self.written,
-        );
+        let refusal = match self.number {
+            Number::Whole(value) => whole_refusal(
+                &format!("`{}`", self.written),
+                value,
+                what,
+                "choose a bound the type can hold",
+            ),
+            Number::Float(_) => format!(
+                "`{}` is not a value {what} can hold: choose a bound the type can hold, or a \
+                 wider type",
+                self.written,
+            ),
+        };
         let span = self.setting.value_start();
         let ty = located(ty, span);
         match self.number {

@@ -1,20 +1,39 @@
 //! The integers, `i8` to `i64`, `u8` to `u64` and `usize`: a JSON number with no fractional
 //! part (`5` or `5.0`), within the type's own bounds, which the schema publishes as `minimum`
 //! and `maximum` so that a client never sends a value that would wrap.
+//!
+//! A 64-bit integer (`i64`, `u64`, `usize`) holds only what a JSON client can send exactly,
+//! ±[`MAX_SAFE_INTEGER`]: most clients hold a JSON number as a double, which rounds a wider
+//! integer (2^53 + 1 arrives as 2^53), so a wider bound would promise what no client keeps.
 
 use serde_json::{Map, Number, Value, json};
 
 use super::{Arg, Reading, Rules, json_type};
 use crate::rule::Numeric;
 
+/// The largest integer a double holds exactly along with every integer below it, 2^53 − 1
+/// (JavaScript's `Number.MAX_SAFE_INTEGER`): the widest bound a 64-bit integer argument has.
+pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// The larger of two bounds, in a constant.
+const fn larger(a: i128, b: i128) -> i128 {
+    if a > b { a } else { b }
+}
+
+/// The smaller of two bounds, in a constant.
+const fn smaller(a: i128, b: i128) -> i128 {
+    if a < b { a } else { b }
+}
+
 macro_rules! integers {
     ($($int:ty),*) => {$(
         impl Numeric for $int {
-            // Widening to i128 is lossless for every integer type up to 64 bits.
-            const MIN: i128 = <$int>::MIN as i128;
-            const MAX: i128 = <$int>::MAX as i128;
+            // Widening to i128 is lossless for every integer type up to 64 bits; a 64-bit
+            // type's range is narrowed to what JSON carries exactly.
+            const MIN: i128 = larger(<$int>::MIN as i128, -(MAX_SAFE_INTEGER as i128));
+            const MAX: i128 = smaller(<$int>::MAX as i128, MAX_SAFE_INTEGER as i128);
             const FRACTIONS: bool = false;
-            const LARGEST: f64 = <$int>::MAX as f64;
+            const LARGEST: f64 = Self::MAX as f64;
         }
 
         impl Arg for $int {
@@ -74,8 +93,8 @@ fn within<T: Numeric>(number: i128, sent: &Value, at: &mut Reading<'_>) -> Optio
     Some(())
 }
 
-/// An integer as JSON. Bounds come from `i8`..`u64`, so they always fit one of serde_json's
-/// integer types.
+/// An integer as JSON. Bounds are declared on `i8`..`u64` and lie within them, so they always
+/// fit one of serde_json's integer types.
 pub(crate) fn integer_json(value: i128) -> Value {
     if let Ok(signed) = i64::try_from(value) {
         json!(signed)
@@ -118,6 +137,10 @@ mod tests {
             Err("Must be 0 or more, not -1.".into())
         );
         assert_eq!(
+            read::<u32>(json!(u64::MAX)),
+            Err("Must be 4294967295 or less, not 18446744073709551615.".into())
+        );
+        assert_eq!(
             read::<i8>(json!(-1e300)),
             Err("Must be -128 or more, not -1e+300.".into())
         );
@@ -132,10 +155,27 @@ mod tests {
     }
 
     #[test]
-    fn bounds_beyond_i64_are_published_as_u64() {
-        let mut schema = Map::new();
-        u64::schema(&mut schema, &Rules::NONE);
-        assert_eq!(schema["minimum"], json!(0));
-        assert_eq!(schema["maximum"], json!(u64::MAX));
+    fn sixty_four_bit_integers_hold_what_json_carries_exactly() {
+        for schema in [i64::schema, u64::schema, usize::schema] {
+            let mut published = Map::new();
+            schema(&mut published, &Rules::NONE);
+            assert_eq!(published["maximum"], json!(9_007_199_254_740_991_i64));
+        }
+        let mut published = Map::new();
+        i64::schema(&mut published, &Rules::NONE);
+        assert_eq!(published["minimum"], json!(-9_007_199_254_740_991_i64));
+        assert_eq!(
+            read::<i64>(json!(9_007_199_254_740_991_i64)),
+            Ok((1 << 53) - 1)
+        );
+        assert_eq!(
+            read::<u64>(json!(9_007_199_254_740_992_i64)),
+            Err("Must be 9007199254740991 or less, not 9007199254740992.".into())
+        );
+        assert_eq!(
+            read::<i64>(json!(i64::MIN)),
+            Err("Must be -9007199254740991 or more, not -9223372036854775808.".into())
+        );
+        assert_eq!(read::<i32>(json!(i32::MIN)), Ok(i32::MIN));
     }
 }

@@ -23,9 +23,19 @@ impl Arg for Url {
         let Some(text) = value.as_str() else {
             return at.refuse(format!("{FORM}, not {}.", json_type(value)));
         };
-        let url = Uri::parse(text).ok().and_then(|_| Url::parse(text).ok());
-        let Some(url) = url else {
+        if Uri::parse(text).is_err() {
             return at.refuse(format!("{FORM}, not {}.", quoted(text)));
+        }
+        let url = match Url::parse(text) {
+            Ok(url) => url,
+            // An RFC 3986 port is any run of digits; a URL's must fit 16 bits.
+            Err(url::ParseError::InvalidPort) => {
+                return at.refuse(format!(
+                    "Must have a port from 0 to 65535, not {}.",
+                    quoted(text)
+                ));
+            }
+            Err(_) => return at.refuse(format!("{FORM}, not {}.", quoted(text))),
         };
         at.check(value, rules)?;
         Some(url)
@@ -63,7 +73,6 @@ mod tests {
             "é://x",
             // RFC 3986 URIs a browser refuses.
             "http:",
-            "http://a:65536/",
             "https://1.2.3.256/",
         ] {
             let read: Result<Url, String> = read_alone(json!(refused));
@@ -72,5 +81,10 @@ mod tests {
                 Some(format!("{FORM}, not {}.", quoted(refused)))
             );
         }
+        let read: Result<Url, String> = read_alone(json!("http://a:65536/"));
+        assert_eq!(
+            read.err().as_deref(),
+            Some(r#"Must have a port from 0 to 65535, not "http://a:65536/"."#)
+        );
     }
 }
