@@ -187,6 +187,24 @@ pub struct Lists {
     ids: Option<Vec<Uuid>>,
 }
 
+/// Tuples: name–value pairs in a bounded list, a pair of bounded numbers, a triple with a
+/// choice, a UUID and an object, and a pair of them nested, or none.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "tuples", title = "Tuples", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Tuples {
+    /// At most three headers, each a name and a value.
+    #[arg(max_items = 3)]
+    headers: Vec<(String, String)>,
+    /// A small count and a ratio.
+    pair: (u8, f32),
+    /// A state, an id and a point.
+    triple: (State, Uuid, Point),
+    /// Two pairs, or none.
+    nested: Option<((bool, i8), (String,))>,
+}
+
 /// One replacement: a required bounded string, a free one and a boolean with a default.
 #[derive(Args, serde::Serialize)]
 #[serde(rename_all = "camelCase")]

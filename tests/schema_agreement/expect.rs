@@ -42,6 +42,14 @@ pub fn without_null_fields(schema: &Schema, value: &Value) -> Value {
                 .map(|item| without_null_fields(&list.items, item))
                 .collect(),
         ),
+        (Kind::Tuple(elements), Value::Array(items)) => Value::Array(
+            (items.iter().enumerate())
+                .map(|(index, item)| match elements.get(index) {
+                    Some(element) => without_null_fields(element, item),
+                    None => item.clone(),
+                })
+                .collect(),
+        ),
         (Kind::Map(entries), Value::Object(object)) => Value::Object(
             (object.iter())
                 .map(|(key, value)| (key.clone(), without_null_fields(&entries.values, value)))
@@ -79,6 +87,11 @@ pub fn expected(schema: &Schema, sent: Option<&Value>, zone: Zone) -> Value {
         (Kind::List(list), Value::Array(items)) => Value::Array(
             (items.iter())
                 .map(|item| expected(&list.items, Some(item), zone))
+                .collect(),
+        ),
+        (Kind::Tuple(elements), Value::Array(items)) => Value::Array(
+            (elements.iter().zip(items))
+                .map(|(element, item)| expected(element, Some(item), zone))
                 .collect(),
         ),
         (Kind::Map(entries), Value::Object(object)) => Value::Object(

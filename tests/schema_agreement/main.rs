@@ -3,7 +3,7 @@
 //! For each small tool declared in [`declarations`] (between them every argument kind: bounded
 //! and free strings, patterns, choices, booleans, integers of every width, `f64`s and `f32`s,
 //! UUIDs, the typed formats (URIs, dates, date-times kept at their offset or in UTC, email
-//! addresses), lists, objects nested two deep, maps and free-form JSON; required, optional and
+//! addresses), lists, tuples, objects nested two deep, maps and free-form JSON; required, optional and
 //! defaulted, at the top and inside objects), proptest generates argument objects, and a real
 //! JSON Schema validator (`jsonschema`, draft 2020-12, with `format` enforced so that `uuid`,
 //! `uri`, `date`, `date-time` and `email` count) run on `toolkit::input_schema(T::SPEC)` must
@@ -104,6 +104,11 @@ fn choices_schema_and_parser_agree() {
 #[test]
 fn lists_schema_and_parser_agree() {
     check_agreement::<Lists>();
+}
+
+#[test]
+fn tuples_schema_and_parser_agree() {
+    check_agreement::<Tuples>();
 }
 
 #[test]

@@ -331,7 +331,9 @@ fn every_rule_has_an_edge(root: &Schema, schema: &Value) {
                 }),
                 "additionalProperties" => !value.is_boolean() || has(&Edge::Closed),
                 // The type is the wrong-type values' business, and the others state no rule.
-                "type" | "format" | "description" | "default" | "properties" | "items" => true,
+                "items" if value == false => bound(keyword),
+                "type" | "format" | "description" | "default" | "properties" | "items"
+                | "prefixItems" => true,
                 other => panic!("{}: the tally does not know the keyword {other}", site.path),
             };
             assert!(

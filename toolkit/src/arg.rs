@@ -16,6 +16,7 @@ mod list;
 mod map;
 pub(crate) mod object;
 mod string;
+mod tuple;
 #[cfg(feature = "uri")]
 mod uri;
 #[cfg(feature = "url")]
@@ -36,16 +37,17 @@ use crate::Violations;
 use crate::rule::Rule;
 
 /// A Rust type that a tool argument can have: `String`, `bool`, the integers, `f32` and `f64`,
-/// [`Uuid`](crate::Uuid), choices, objects, lists and maps of these, `serde_json::Value`, and
-/// any type that implements it. `Option<T>` of one is an optional argument.
+/// [`Uuid`](crate::Uuid), choices, objects, lists, tuples and maps of these,
+/// `serde_json::Value`, and any type that implements it. `Option<T>` of one is an optional argument.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a type a tool argument can have",
     label = "not an argument type",
     note = "an argument is a `String`, a `bool`, an integer (`i8` to `i64`, `u8` to `u64`, \
             `usize`), an `f32` or `f64`, a `toolkit::Uuid` (the `uuid` crate's), a \
-            `#[derive(Choice)]` enum, a `#[derive(Args)]` struct, a `Vec<T>`, a `BTreeMap` or \
-            `HashMap` from `String` to `T`, a `serde_json::Value`, or any type that implements \
-            `toolkit::Arg`; or an `Option` of one"
+            `#[derive(Choice)]` enum, a `#[derive(Args)]` struct, a `Vec<T>`, a tuple `(A, B)` \
+            of up to eight, a `BTreeMap` or `HashMap` from `String` to `T`, a \
+            `serde_json::Value`, or any type that implements `toolkit::Arg`; or an `Option` of \
+            one"
 )]
 pub trait Arg: Sized + Send + 'static {
     /// How many objects deep a value of the type nests: 0 for a string or a number, one more

@@ -1,5 +1,5 @@
 //! Snapshots of the input schema of every kind of argument: numbers and their bounds, a choice,
-//! lists with element rules, an object nested in a list and in an object, maps, a pattern, the
+//! lists with element rules, tuples, an object nested in a list and in an object, maps, a pattern, the
 //! typed formats and free-form JSON. A change to what a client is told shows up in review.
 
 use std::collections::BTreeMap;
@@ -66,6 +66,8 @@ pub struct Kinds {
     edits: Vec<Edit>,
     #[arg(max_entries = 10, each(max_chars = 200))]
     headers: BTreeMap<String, String>,
+    /// Name–value pairs.
+    pairs: Vec<(String, State)>,
     #[arg(pattern = "^[A-Z]{2}-\\d+$")]
     key: String,
     page: url::Url,

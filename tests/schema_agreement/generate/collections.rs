@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::scalars::string;
 use super::{candidate, edges_in, first_out, one_of, replaced, valid};
 use crate::json::{Object, equal, rewritten};
-use crate::schema::{Entries, List};
+use crate::schema::{Entries, List, Schema};
 
 /// How many more elements or entries than its minimum a list or map with no maximum gets.
 const UNBOUNDED_SPREAD: u64 = 4;
@@ -167,12 +167,70 @@ fn duplicated(list: &List) -> Option<BoxedStrategy<Value>> {
     Some(duplicated.boxed())
 }
 
-/// The elements of a list the generators made.
+/// The elements of a list or tuple the generators made.
 fn elements(list: Value) -> Vec<Value> {
     match list {
         Value::Array(items) => items,
         _ => Vec::new(),
     }
+}
+
+// Tuples
+
+/// A tuple the schema allows: a valid value for each element.
+pub fn tuple_valid(parts: &[Schema]) -> BoxedStrategy<Value> {
+    let values: Vec<BoxedStrategy<Value>> = parts.iter().map(valid).collect();
+    values.prop_map(Value::Array).boxed()
+}
+
+/// Tuples near the edges: one element a candidate, one too few or too many, empty.
+pub fn tuple_near(parts: &[Schema]) -> BoxedStrategy<Value> {
+    let candidates: Vec<BoxedStrategy<Value>> = parts.iter().map(candidate).collect();
+    let one =
+        (tuple_valid(parts), any::<Index>(), candidates).prop_map(|(items, index, candidates)| {
+            let mut items = elements(items);
+            let at = index.index(items.len().max(1));
+            if let Some(candidate) = candidates.into_iter().nth(at) {
+                items[at] = candidate;
+            }
+            Value::Array(items)
+        });
+    one_of(vec![
+        (4, one.boxed()),
+        (
+            2,
+            tuple_first_out(parts).unwrap_or_else(|| tuple_valid(parts)),
+        ),
+        (1, Just(Value::Array(Vec::new())).boxed()),
+    ])
+}
+
+/// A tuple valid but for one edge: its length one short or one over, or one element just past
+/// one of its own edges, each edge as likely as another.
+pub fn tuple_first_out(parts: &[Schema]) -> Option<BoxedStrategy<Value>> {
+    let shorter = tuple_valid(parts).prop_map(|items| {
+        let mut items = elements(items);
+        items.pop();
+        Value::Array(items)
+    });
+    let longer = (tuple_valid(parts), valid(&parts[parts.len() - 1])).prop_map(|(items, extra)| {
+        let mut items = elements(items);
+        items.push(extra);
+        Value::Array(items)
+    });
+    let mut choices: Vec<(u32, BoxedStrategy<Value>)> =
+        vec![(1, shorter.boxed()), (1, longer.boxed())];
+    for (index, element) in parts.iter().enumerate() {
+        if let Some(out) = first_out(element) {
+            let one = (tuple_valid(parts), out).prop_map(move |(items, value)| {
+                let mut items = elements(items);
+                items[index] = value;
+                Value::Array(items)
+            });
+            choices.push((edges_in(element), one.boxed()));
+        }
+    }
+    Some(one_of(choices))
 }
 
 // Maps

@@ -179,6 +179,13 @@ impl Schema {
                 let unique = list.unique.then_some(Edge::Unique);
                 min.into_iter().chain(max).chain(unique).collect()
             }
+            // Its length, stated twice: `minItems` below, `"items": false` past the last.
+            Kind::Tuple(elements) => {
+                let length = elements.len() as u64;
+                let min = count("minItems", Measure::Items, Side::Lower, Some(length));
+                let max = count("items", Measure::Items, Side::Upper, Some(length));
+                min.into_iter().chain(max).collect()
+            }
             Kind::Map(entries) => {
                 let min = count(
                     "minProperties",

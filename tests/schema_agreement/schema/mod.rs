@@ -64,6 +64,9 @@ pub enum Kind {
     Float(Precision, Vec<Bound>),
     /// `"type": "array"`.
     List(List),
+    /// `"type": "array"` with `prefixItems`, `"items": false` and `minItems` the length: exactly
+    /// these elements, in order.
+    Tuple(Vec<Schema>),
     /// `"type": "object"` with `properties` and `"additionalProperties": false`.
     Object(Vec<Property>),
     /// `"type": "object"` whose `additionalProperties` is a schema: any keys.
@@ -186,6 +189,11 @@ impl Schema {
         let mut all = vec![self];
         match &self.kind {
             Kind::List(list) => all.extend(list.items.all()),
+            Kind::Tuple(elements) => {
+                for element in elements {
+                    all.extend(element.all());
+                }
+            }
             Kind::Map(entries) => all.extend(entries.values.all()),
             Kind::Object(properties) => {
                 for property in properties {
@@ -205,6 +213,11 @@ impl Schema {
             (Kind::List(list), Value::Array(items)) => {
                 for item in items {
                     list.items.visit(item, visit);
+                }
+            }
+            (Kind::Tuple(elements), Value::Array(items)) => {
+                for (element, item) in elements.iter().zip(items) {
+                    element.visit(item, visit);
                 }
             }
             (Kind::Map(entries), Value::Object(object)) => {
@@ -231,6 +244,11 @@ impl Schema {
             (Kind::List(list), Value::Array(items)) => {
                 for item in items {
                     list.items.visit_mut(item, visit);
+                }
+            }
+            (Kind::Tuple(elements), Value::Array(items)) => {
+                for (element, item) in elements.iter().zip(items) {
+                    element.visit_mut(item, visit);
                 }
             }
             (Kind::Map(entries), Value::Object(object)) => {

@@ -25,6 +25,9 @@ pub(super) fn schema_at(json: &Value, pointer: String, path: String, id: &mut us
         (Some("integer" | "number"), _) => {
             &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]
         }
+        (Some("array"), _) if keywords.contains_key("prefixItems") => {
+            &["prefixItems", "items", "minItems"]
+        }
         (Some("array"), _) => &["items", "minItems", "maxItems", "uniqueItems"],
         (Some("object"), _) => &[
             "properties",
@@ -46,6 +49,9 @@ pub(super) fn schema_at(json: &Value, pointer: String, path: String, id: &mut us
         Some("string") => read_string(keywords, &path),
         Some("boolean") => Kind::Boolean,
         Some("integer" | "number") => read_number(keywords, &path),
+        Some("array") if keywords.contains_key("prefixItems") => {
+            read_tuple(keywords, &pointer, &path, id)
+        }
         Some("array") => {
             let items = keywords
                 .get("items")
@@ -176,6 +182,29 @@ fn read_number(keywords: &Map<String, Value>, path: &str) -> Kind {
     } else {
         Kind::Float(precision, bounds)
     }
+}
+
+/// A tuple: its elements' schemas, closed by `"items": false` at a length `minItems` states.
+fn read_tuple(keywords: &Map<String, Value>, pointer: &str, path: &str, id: &mut usize) -> Kind {
+    let elements = (keywords["prefixItems"].as_array())
+        .unwrap_or_else(|| panic!("{path}: prefixItems is not an array"));
+    assert_eq!(
+        keywords.get("items"),
+        Some(&Value::Bool(false)),
+        "{path}: this test only knows tuples closed by items: false"
+    );
+    assert_eq!(
+        count(keywords, "minItems", path),
+        Some(elements.len() as u64),
+        "{path}: a tuple whose minItems is not its length"
+    );
+    let elements = (elements.iter().enumerate())
+        .map(|(index, element)| {
+            let pointer = format!("{pointer}/prefixItems/{index}");
+            schema_at(element, pointer, format!("{path}[{index}]"), id)
+        })
+        .collect();
+    Kind::Tuple(elements)
 }
 
 /// An object with declared fields (`"additionalProperties": false`), or a map (a schema as
