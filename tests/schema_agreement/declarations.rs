@@ -205,6 +205,50 @@ pub struct Tuples {
     nested: Option<((bool, i8), (String,))>,
 }
 
+/// Case conventions: the arguments in snake_case, an object's fields in kebab-case and a
+/// choice's values in SCREAMING_SNAKE_CASE, each with a `rename` that wins; serde's
+/// `rename_all` writes what the tool receives, so the two must name everything alike.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+#[tool(name = "cases", title = "Cases", output = Out,
+       read_only, destructive = false, idempotent, open_world = false, rename_all = "snake_case")]
+pub struct Cases {
+    /// Any group name.
+    log_group_name: String,
+    /// A token, or none.
+    #[arg(rename = "nextToken")]
+    #[serde(rename = "nextToken")]
+    next_token: Option<String>,
+    /// A level.
+    level: Level,
+    /// A filter, or none.
+    log_filter: Option<LogFilter>,
+}
+
+/// A level, its values in SCREAMING_SNAKE_CASE but one.
+#[derive(Choice, serde::Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[choice(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Level {
+    DebugInfo,
+    Warn,
+    #[choice(rename = "err")]
+    #[serde(rename = "err")]
+    Error,
+}
+
+/// A filter, its fields in kebab-case.
+#[derive(Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[args(rename_all = "kebab-case")]
+pub struct LogFilter {
+    /// A stream of one character or more.
+    #[arg(min_chars = 1)]
+    log_stream: String,
+    /// A pattern, or none.
+    filter_pattern: Option<String>,
+}
+
 /// One replacement: a required bounded string, a free one and a boolean with a default.
 #[derive(Args, serde::Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -112,6 +112,11 @@ fn tuples_schema_and_parser_agree() {
 }
 
 #[test]
+fn case_conventions_schema_and_parser_agree() {
+    check_agreement::<Cases>();
+}
+
+#[test]
 fn objects_schema_and_parser_agree() {
     check_agreement::<EditFile>();
 }

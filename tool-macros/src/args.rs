@@ -8,7 +8,9 @@ use quote::{ToTokens, quote};
 use syn::DeriveInput;
 
 use crate::ast::{Derive, Field, fields};
+use crate::attr::parse_args_attrs;
 use crate::check::args::check_args;
+use crate::check::rename_all;
 use crate::ctxt::Ctxt;
 use crate::expand::{arg_spec, assertions, read_fields, stub_assertions};
 use crate::symbol::TOOL;
@@ -28,10 +30,12 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             "an object argument cannot be generic: declare one concrete struct per object",
         );
     }
+    let attrs = parse_args_attrs(&mut cx, &input.attrs);
+    let case = rename_all(&mut cx, attrs.rename_all.get());
     let args = fields(&mut cx, input, Derive::Args).map(|fields| {
         check_recursion(&mut cx, input, &fields);
         check_no_exists(&mut cx, &fields);
-        check_args(&mut cx, &fields)
+        check_args(&mut cx, &fields, case)
     });
     match (cx.check(), args) {
         (Ok(()), Some(args)) => emit(input, &args),

@@ -8,6 +8,7 @@
 //! build lists every mistake.
 
 mod arg;
+mod args;
 mod tool;
 
 use proc_macro2::{TokenStream, TokenTree};
@@ -22,6 +23,7 @@ use crate::setting::{Setting, Slot};
 use crate::symbol::*;
 
 pub use arg::{ArgAttrs, parse_arg_attrs};
+pub use args::parse_args_attrs;
 pub use tool::{ToolAttrs, error_type, parse_tool_attrs};
 
 /// Parses `= value` into `slot`; a malformed value is reported and leaves the key written.

@@ -8,6 +8,7 @@ use quote::ToTokens;
 
 use crate::ast::{Input, has_unreadable_doc};
 use crate::attr::error_type;
+use crate::case::Case;
 use crate::ctxt::Ctxt;
 use crate::model::{Hints, Model};
 use crate::setting::{Setting, Slot};
@@ -43,7 +44,10 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
             .map(|setting| check_caution(cx, setting)),
         confirm: confirm(cx, input),
         output: output(input, &missing),
-        args: check_args(cx, &input.fields),
+        args: {
+            let case = rename_all(cx, attrs.rename_all.get());
+            check_args(cx, &input.fields, case)
+        },
     }
 }
 
@@ -309,6 +313,11 @@ fn check_scope(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
         );
     }
     scope
+}
+
+/// The case convention `rename_all = "…"` names, if written and known (else reported).
+pub fn rename_all(cx: &mut Ctxt, setting: Option<&Setting<syn::LitStr>>) -> Option<Case> {
+    Case::named(cx, &setting?.value)
 }
 
 fn non_empty(cx: &mut Ctxt, setting: &Setting<syn::LitStr>, message: &str) -> String {

@@ -1,18 +1,20 @@
 //! `#[derive(Choice)]`: an enum of unit variants becomes a string argument with a fixed set of
 //! values. Each variant's wire name is its snake_case name, as serde's
-//! `rename_all = "snake_case"` writes it, or `#[choice(rename = "…")]`; its doc comment
-//! describes the value. Every mistake is reported at once, on its token.
+//! `rename_all = "snake_case"` writes it, or in the convention `#[choice(rename_all = "…")]`
+//! on the enum names, or `#[choice(rename = "…")]`; its doc comment describes the value. Every mistake is reported at once, on its token.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
+use syn::meta::ParseNestedMeta;
 use syn::{Data, DeriveInput, Fields, LitStr, Variant};
 
 use crate::ast::doc_text;
-use crate::case;
+use crate::case::{self, Case};
 use crate::ctxt::Ctxt;
 
 const CHOICE: &str = "choice";
 const RENAME: &str = "rename";
+const RENAME_ALL: &str = "rename_all";
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let mut cx = Ctxt::default();
@@ -37,16 +39,7 @@ struct Value<'a> {
 }
 
 fn values<'a>(cx: &mut Ctxt, input: &'a DeriveInput) -> Option<Vec<Value<'a>>> {
-    for misplaced in input
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident(CHOICE))
-    {
-        cx.error_spanned_by(
-            misplaced.path(),
-            "#[choice(...)] goes on the variant it renames, not on the enum",
-        );
-    }
+    let case = case_of_values(cx, input);
     if !input.generics.params.is_empty() {
         cx.error_spanned_by(
             &input.generics,
@@ -90,8 +83,10 @@ fn values<'a>(cx: &mut Ctxt, input: &'a DeriveInput) -> Option<Vec<Value<'a>>> {
                 ),
             );
         }
-        let wire_name =
-            rename(cx, variant).unwrap_or_else(|| case::snake_case(&variant.ident.to_string()));
+        let wire_name = rename(cx, variant).unwrap_or_else(|| {
+            let name = variant.ident.to_string();
+            case.map_or_else(|| case::snake_case(&name), |case| case.variant(&name))
+        });
         if let Some(earlier) = values.iter().find(|value| value.wire_name == wire_name) {
             cx.error_spanned_by(
                 &variant.ident,
@@ -111,6 +106,93 @@ fn values<'a>(cx: &mut Ctxt, input: &'a DeriveInput) -> Option<Vec<Value<'a>>> {
     Some(values)
 }
 
+/// `#[choice(rename_all = "…")]` on the enum: the case convention of its values, if written.
+fn case_of_values(cx: &mut Ctxt, input: &DeriveInput) -> Option<Case> {
+    let mut written: Option<LitStr> = None;
+    for attribute in input
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident(CHOICE))
+    {
+        let result = attribute.parse_nested_meta(|meta| {
+            if meta.path.is_ident(RENAME) {
+                cx.error_spanned_by(
+                    &meta.path,
+                    "`rename` goes on the variant it renames, not on the enum; \
+                     `rename_all = \"…\"` here names every value in one case convention",
+                );
+                skip_value(&meta)?;
+                return Ok(());
+            }
+            if !meta.path.is_ident(RENAME_ALL) {
+                unknown_key(cx, &meta, RENAME_ALL)?;
+                return Ok(());
+            }
+            let Some(value) = string_value(cx, &meta, "rename_all = \"kebab-case\"")? else {
+                return Ok(());
+            };
+            if written.is_some() {
+                cx.error_spanned_by(
+                    &meta.path,
+                    "duplicate #[choice] key `rename_all`; state it once",
+                );
+            } else {
+                written = Some(value);
+            }
+            Ok(())
+        });
+        if let Err(error) = result {
+            cx.syn_error(error);
+        }
+    }
+    Case::named(cx, &written?)
+}
+
+/// Reports an unknown `#[choice]` key, suggesting `expected` (the one key where it stands),
+/// and skips its value.
+fn unknown_key(cx: &mut Ctxt, meta: &ParseNestedMeta, expected: &str) -> syn::Result<()> {
+    let path = &meta.path;
+    let written = quote!(#path).to_string().replace(' ', "");
+    let message = match did_you_mean::closest(&written, [expected]) {
+        Some(key) => format!("unknown #[choice] key `{written}`; did you mean `{key}`?"),
+        None => format!("unknown #[choice] key `{written}`; the one key here is `{expected}`"),
+    };
+    cx.error_spanned_by(path, message);
+    skip_value(meta)
+}
+
+/// Skips `= value` after a key, if written.
+fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        meta.value()?.parse::<TokenStream>()?;
+    }
+    Ok(())
+}
+
+/// The string after `= `; a value that is not one is reported with `example`, and skipped.
+fn string_value(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta,
+    example: &str,
+) -> syn::Result<Option<LitStr>> {
+    let key = meta
+        .path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    match meta.value().and_then(|value| value.parse::<LitStr>()) {
+        Ok(value) => Ok(Some(value)),
+        Err(_) => {
+            cx.error_spanned_by(
+                &meta.path,
+                format!("`{key}` needs a string: write `{example}`"),
+            );
+            skip_value(meta)?;
+            Ok(None)
+        }
+    }
+}
+
 /// `#[choice(rename = "…")]` on a variant, if written.
 fn rename(cx: &mut Ctxt, variant: &Variant) -> Option<String> {
     let mut renamed: Option<LitStr> = None;
@@ -120,30 +202,21 @@ fn rename(cx: &mut Ctxt, variant: &Variant) -> Option<String> {
         .filter(|attr| attr.path().is_ident(CHOICE))
     {
         let result = attribute.parse_nested_meta(|meta| {
-            if !meta.path.is_ident(RENAME) {
-                let path = &meta.path;
-                let written = quote!(#path).to_string().replace(' ', "");
-                let message = match did_you_mean::closest(&written, [RENAME]) {
-                    Some(key) => {
-                        format!("unknown #[choice] key `{written}`; did you mean `{key}`?")
-                    }
-                    None => format!("unknown #[choice] key `{written}`; the one key is `rename`"),
-                };
-                cx.error_spanned_by(&meta.path, message);
-                if meta.input.peek(syn::Token![=]) {
-                    meta.value()?.parse::<TokenStream>()?;
-                }
+            if meta.path.is_ident(RENAME_ALL) {
+                cx.error_spanned_by(
+                    &meta.path,
+                    "`rename_all` goes on the enum, where it names every value in one case \
+                     convention; a variant takes `rename = \"…\"`",
+                );
+                skip_value(&meta)?;
                 return Ok(());
             }
-            let value: LitStr = match meta.value().and_then(|value| value.parse()) {
-                Ok(value) => value,
-                Err(_) => {
-                    cx.error_spanned_by(
-                        &meta.path,
-                        "`rename` needs a string: write `rename = \"wire_name\"`",
-                    );
-                    return Ok(());
-                }
+            if !meta.path.is_ident(RENAME) {
+                unknown_key(cx, &meta, RENAME)?;
+                return Ok(());
+            }
+            let Some(value) = string_value(cx, &meta, "rename = \"wire_name\"")? else {
+                return Ok(());
             };
             if value.value().is_empty() {
                 cx.error_spanned_by(&value, "a value's wire name cannot be empty");

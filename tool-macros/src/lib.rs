@@ -28,7 +28,7 @@ use syn::{DeriveInput, parse_macro_input};
 
 /// Declares an object argument: a struct whose fields take `#[arg(...)]` as a tool's do; the
 /// guide is `docs/framework.md`.
-#[proc_macro_derive(Args, attributes(arg, tool))]
+#[proc_macro_derive(Args, attributes(arg, args, tool))]
 pub fn derive_args(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     args::derive(&input).into()

@@ -3,6 +3,7 @@
 
 pub const TOOL: &str = "tool";
 pub const ARG: &str = "arg";
+pub const ARGS: &str = "args";
 
 // #[tool(...)]
 pub const NAME: &str = "name";
@@ -17,6 +18,7 @@ pub const SCOPE: &str = "scope";
 pub const ABILITY: &str = "ability";
 pub const CAUTION: &str = "caution";
 pub const CONFIRM: &str = "confirm";
+pub const RENAME_ALL: &str = "rename_all";
 
 pub const TOOL_KEYS: &[&str] = &[
     NAME,
@@ -31,6 +33,7 @@ pub const TOOL_KEYS: &[&str] = &[
     ABILITY,
     CAUTION,
     CONFIRM,
+    RENAME_ALL,
 ];
 
 /// What other libraries call a hint (MCP's own annotation names), suggested as the hint.
@@ -49,6 +52,9 @@ pub const REQUIRED_UNLESS: &str = "required_unless";
 pub const IGNORED_WITH: &str = "ignored_with";
 pub const RENAME: &str = "rename";
 pub const EACH: &str = "each";
+
+// #[args(...)]
+pub const ARGS_KEYS: &[&str] = &[RENAME_ALL];
 
 pub const ARG_KEYS: &[&str] = &[
     DEFAULT,

@@ -26,6 +26,7 @@ pub struct ToolAttrs {
     pub ability: Slot<LitStr>,
     pub caution: Slot<LitStr>,
     pub confirm: Slot<bool>,
+    pub rename_all: Slot<LitStr>,
 }
 
 impl ToolAttrs {
@@ -44,6 +45,7 @@ impl ToolAttrs {
             ABILITY => self.ability.mark_written(),
             CAUTION => self.caution.mark_written(),
             CONFIRM => self.confirm.mark_written(),
+            RENAME_ALL => self.rename_all.mark_written(),
             _ => {}
         }
     }
@@ -122,6 +124,15 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
                 CAUTION => fill(cx, &meta, key, "caution = \"…\"", TOOL, &mut out.caution)?,
                 // #[tool(confirm)]: the user confirms each call
                 CONFIRM => hint(cx, &meta, key, &mut out.confirm)?,
+                // #[tool(rename_all = "snake_case")]
+                RENAME_ALL => fill(
+                    cx,
+                    &meta,
+                    key,
+                    "rename_all = \"snake_case\"",
+                    TOOL,
+                    &mut out.rename_all,
+                )?,
                 _ => {
                     let mut unknown = Ctxt::default();
                     let meant = skip_unknown(&mut unknown, TOOL, TOOL_KEYS, TOOL_ALIASES, &meta)?;

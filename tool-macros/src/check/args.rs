@@ -5,7 +5,7 @@
 
 use super::MAX_NAME_CHARS;
 use crate::ast::{ArgType, Field};
-use crate::case;
+use crate::case::{self, Case};
 use crate::ctxt::Ctxt;
 use crate::model::{Arg, DefaultValue, Presence, Rules};
 use crate::rule::{self, Checked, RULES, Written, type_name};
@@ -32,10 +32,12 @@ fn check_wire_name(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
     name
 }
 
-pub fn check_args<'a>(cx: &mut Ctxt, fields: &[Field<'a>]) -> Vec<Arg<'a>> {
+/// Each field's argument, checked; `case` names them on the wire where no `rename` does
+/// (camelCase when `None`).
+pub fn check_args<'a>(cx: &mut Ctxt, fields: &[Field<'a>], case: Option<Case>) -> Vec<Arg<'a>> {
     let args: Vec<Arg<'a>> = fields
         .iter()
-        .filter_map(|field| check_arg(cx, fields, field))
+        .filter_map(|field| check_arg(cx, fields, field, case))
         .collect();
     for (index, arg) in args.iter().enumerate() {
         if args[..index]
@@ -54,12 +56,20 @@ pub fn check_args<'a>(cx: &mut Ctxt, fields: &[Field<'a>]) -> Vec<Arg<'a>> {
     args
 }
 
-fn check_arg<'a>(cx: &mut Ctxt, fields: &[Field<'a>], field: &Field<'a>) -> Option<Arg<'a>> {
+fn check_arg<'a>(
+    cx: &mut Ctxt,
+    fields: &[Field<'a>],
+    field: &Field<'a>,
+    case: Option<Case>,
+) -> Option<Arg<'a>> {
     let arg_type = field.arg_type?;
     let attrs = &field.attrs;
     let wire_name = match attrs.rename.get() {
         Some(setting) => check_wire_name(cx, setting),
-        None => case::wire_name(&field.ident.to_string()),
+        None => match case {
+            Some(case) => case.field(&field.ident.to_string()),
+            None => case::wire_name(&field.ident.to_string()),
+        },
     };
     let rules = check_rules(cx, &attrs.rules);
     let required_unless = other_field(cx, fields, field, attrs.required_unless.get());
