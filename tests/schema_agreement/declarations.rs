@@ -205,6 +205,41 @@ pub struct Tuples {
     nested: Option<((bool, i8), (String,))>,
 }
 
+/// Null versus absent: nullable arguments (`Option<Option<T>>`: a bounded string, a choice and
+/// an object holding a nullable field of its own) beside a plain `Option`, whose `null` means
+/// left out. What the tool receives tells the two apart: a nullable argument left out is left
+/// out of what it serialises, and its `null` is `null`.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "nulls", title = "Nulls", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Nulls {
+    /// A label of at most five characters, `null` to clear it.
+    #[arg(max_chars = 5)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    label: Option<Option<String>>,
+    /// A state, `null` to clear it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    state: Option<Option<State>>,
+    /// Changes, `null` to remove them all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    patch: Option<Option<Patch>>,
+    /// A small number, or none.
+    plain: Option<u8>,
+}
+
+/// Changes to a review: a nullable bounded number beside a required string.
+#[derive(Args, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Patch {
+    /// One to five stars, `null` to remove them.
+    #[arg(min = 1, max = 5)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stars: Option<Option<u8>>,
+    /// A note.
+    note: String,
+}
+
 /// Case conventions: the arguments in snake_case, an object's fields in kebab-case and a
 /// choice's values in SCREAMING_SNAKE_CASE, each with a `rename` that wins; serde's
 /// `rename_all` writes what the tool receives, so the two must name everything alike.

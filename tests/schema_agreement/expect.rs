@@ -32,7 +32,9 @@ pub fn without_null_fields(schema: &Schema, value: &Value) -> Value {
                     let Some(property) = properties.iter().find(|p| &p.name == name) else {
                         return Some((name.clone(), value.clone()));
                     };
-                    let kept = !value.is_null();
+                    // A nullable field's `null` is a value of its own, which the schema states.
+                    let nullable = matches!(property.schema.kind, Kind::Nullable(_));
+                    let kept = !value.is_null() || nullable;
                     kept.then(|| (name.clone(), without_null_fields(&property.schema, value)))
                 })
                 .collect(),
@@ -55,6 +57,7 @@ pub fn without_null_fields(schema: &Schema, value: &Value) -> Value {
                 .map(|(key, value)| (key.clone(), without_null_fields(&entries.values, value)))
                 .collect(),
         ),
+        (Kind::Nullable(inner), value) => without_null_fields(inner, value),
         _ => value.clone(),
     }
 }
@@ -99,14 +102,21 @@ pub fn expected(schema: &Schema, sent: Option<&Value>, zone: Zone) -> Value {
                 .map(|(key, value)| (key.clone(), expected(&entries.values, Some(value), zone)))
                 .collect(),
         ),
+        // A nullable field left out is left out of what the tool serialises too
+        // (`skip_serializing_if`), where `null` is serialised as `null`.
         (Kind::Object(properties), Value::Object(object)) => Value::Object(
             (properties.iter())
+                .filter(|property| {
+                    !matches!(property.schema.kind, Kind::Nullable(_))
+                        || object.contains_key(&property.name)
+                })
                 .map(|property| {
                     let value = expected(&property.schema, object.get(&property.name), zone);
                     (property.name.clone(), value)
                 })
                 .collect(),
         ),
+        (Kind::Nullable(inner), value) => expected(inner, Some(value), zone),
         _ => sent.clone(),
     }
 }

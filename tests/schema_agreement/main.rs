@@ -117,6 +117,11 @@ fn case_conventions_schema_and_parser_agree() {
 }
 
 #[test]
+fn nulls_schema_and_parser_agree() {
+    check_agreement::<Nulls>();
+}
+
+#[test]
 fn objects_schema_and_parser_agree() {
     check_agreement::<EditFile>();
 }

@@ -333,7 +333,7 @@ fn every_rule_has_an_edge(root: &Schema, schema: &Value) {
                 // The type is the wrong-type values' business, and the others state no rule.
                 "items" if value == false => bound(keyword),
                 "type" | "format" | "description" | "default" | "properties" | "items"
-                | "prefixItems" => true,
+                | "prefixItems" | "anyOf" => true,
                 other => panic!("{}: the tally does not know the keyword {other}", site.path),
             };
             assert!(

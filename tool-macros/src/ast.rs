@@ -25,12 +25,16 @@ pub struct Field<'a> {
 }
 
 /// The Rust type of an argument, as written: the macro does not judge it (the generated code
-/// requires `toolkit::Arg` of it), it only sees whether the field is an `Option`.
+/// requires `toolkit::Arg` of it), it only sees whether the field is an `Option`, or an
+/// `Option<Option<T>>`.
 #[derive(Clone, Copy)]
 pub struct ArgType<'a> {
-    /// The field's type, or the `T` of an `Option<T>` field.
+    /// The field's type, or the `T` of an `Option<T>` or `Option<Option<T>>` field.
     pub ty: &'a Type,
     pub optional: bool,
+    /// An `Option<Option<T>>` field: `null` is a value of its own (`Some(None)`), not the
+    /// argument left out (`None`).
+    pub nullable: bool,
 }
 
 impl<'a> Input<'a> {
@@ -134,17 +138,34 @@ pub fn fields<'a>(
 }
 
 /// An `Option<T>` field is an optional argument of type `T`, as serde reads one: by the name
-/// `Option` (`std::option::Option` too).
+/// `Option` (`std::option::Option` too); an `Option<Option<T>>` field a nullable one.
 fn arg_type(ty: &Type) -> ArgType<'_> {
-    match last_segment(ty) {
-        Some((ident, Some(inner))) if ident == "Option" => ArgType {
-            ty: inner,
-            optional: true,
-        },
-        _ => ArgType {
+    let Some(inner) = option_of(ty) else {
+        return ArgType {
             ty,
             optional: false,
+            nullable: false,
+        };
+    };
+    match option_of(inner) {
+        Some(innermost) => ArgType {
+            ty: innermost,
+            optional: true,
+            nullable: true,
         },
+        None => ArgType {
+            ty: inner,
+            optional: true,
+            nullable: false,
+        },
+    }
+}
+
+/// The `T` of an `Option<T>`.
+fn option_of(ty: &Type) -> Option<&Type> {
+    match last_segment(ty) {
+        Some((ident, Some(inner))) if ident == "Option" => Some(inner),
+        _ => None,
     }
 }
 

@@ -118,7 +118,9 @@ pub fn read_fields(args: &[Arg]) -> Vec<TokenStream> {
         .map(|(index, arg)| {
             let (field, ty) = (arg.ident, arg.ty);
             let read = quote_spanned!(ty.span()=> <#ty as ::toolkit::Arg>::read);
-            if arg.optional {
+            if arg.nullable {
+                quote_spanned!(ty.span()=> let #field = __toolkit_fields.nullable(#index, #read);)
+            } else if arg.optional {
                 quote_spanned!(ty.span()=> let #field = __toolkit_fields.optional(#index, #read);)
             } else {
                 quote_spanned!(ty.span()=> let #field = __toolkit_fields.required(#index, #read);)
@@ -135,6 +137,7 @@ pub fn arg_spec(arg: &Arg) -> TokenStream {
     let description = option(arg.description.as_ref().map(|text| quote!(#text)));
     let message = option(arg.message.as_ref().map(|text| quote!(#text)));
     let ignored_with = option(arg.ignored_with.map(|index| quote!(#index)));
+    let nullable = arg.nullable;
     let ty = arg.ty;
     let schema = quote_spanned!(ty.span()=> <#ty as ::toolkit::Arg>::schema);
     let rules = rules_spec(&arg.rules);
@@ -172,6 +175,7 @@ pub fn arg_spec(arg: &Arg) -> TokenStream {
             presence: #presence,
             message: #message,
             ignored_with: #ignored_with,
+            nullable: #nullable,
         }
     }
 }
@@ -327,7 +331,9 @@ fn references(model: &Model) -> TokenStream {
     let ids = checked.iter().map(|(arg, (_, key))| {
         let field = arg.ident;
         let ty = located(arg.ty, *key);
-        let field_ty = if arg.optional {
+        let field_ty = if arg.nullable {
+            quote_spanned!(*key=> ::core::option::Option<::core::option::Option<#ty>>)
+        } else if arg.optional {
             quote_spanned!(*key=> ::core::option::Option<#ty>)
         } else {
             ty

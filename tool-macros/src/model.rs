@@ -46,6 +46,8 @@ pub struct Arg<'a> {
     pub ty: &'a syn::Type,
     /// Whether the field is an `Option`.
     pub optional: bool,
+    /// Whether the field is an `Option<Option<T>>`, whose `null` is `Some(None)`.
+    pub nullable: bool,
     pub wire_name: String,
     pub description: Option<String>,
     /// The rules its value must keep, in the order a call checks them.

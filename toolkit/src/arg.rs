@@ -47,7 +47,7 @@ use crate::rule::Rule;
             `#[derive(Choice)]` enum, a `#[derive(Args)]` struct, a `Vec<T>`, a tuple `(A, B)` \
             of up to eight, a `BTreeMap` or `HashMap` from `String` to `T`, a \
             `serde_json::Value`, or any type that implements `toolkit::Arg`; or an `Option` of \
-            one"
+            one, or an `Option<Option<T>>` of one, whose `null` differs from left out"
 )]
 pub trait Arg: Sized + Send + 'static {
     /// How many objects deep a value of the type nests: 0 for a string or a number, one more

@@ -399,7 +399,7 @@ pub mod __private {
 
     /// The id an `exists` field holds, whether the field is `Uuid` or `Option<Uuid>`.
     #[diagnostic::on_unimplemented(
-        message = "`exists` checks an id, so the field must be a `Uuid` or `Option<Uuid>`, not `{Self}`",
+        message = "`exists` checks an id, so the field must be a `Uuid`, `Option<Uuid>` or `Option<Option<Uuid>>`, not `{Self}`",
         label = "not an id",
         note = "an id is a `toolkit::Uuid` (the `uuid` crate's)"
     )]
@@ -416,6 +416,12 @@ pub mod __private {
     impl ReferenceId for Option<Uuid> {
         fn reference_id(&self) -> Option<Uuid> {
             *self
+        }
+    }
+
+    impl ReferenceId for Option<Option<Uuid>> {
+        fn reference_id(&self) -> Option<Uuid> {
+            self.flatten()
         }
     }
 

@@ -127,6 +127,25 @@ impl<'a> Fields<'a> {
         Some(None)
     }
 
+    /// The value of an `Option<Option<T>>` field, whose `null` is a value of its own:
+    /// `Some(None)` when it is left out (or ignored because the argument it is `ignored_with`
+    /// is given), `Some(Some(None))` for `null`. `None` when it broke a rule, or is missing
+    /// while required (reported).
+    pub fn nullable<T>(&mut self, index: usize, read: Read<T>) -> Option<Option<Option<T>>> {
+        let arg = self.arg(index);
+        let ignored = arg
+            .ignored_with
+            .is_some_and(|other| self.given(other).is_some());
+        match self.given(index) {
+            Some(Value::Null) => Some((!ignored).then_some(None)),
+            Some(raw) => {
+                let value = self.read(arg, raw, read)?;
+                Some((!ignored).then_some(Some(value)))
+            }
+            None => self.optional(index, read).map(|_| None),
+        }
+    }
+
     /// The declared argument at `index`. Generated code asks only for the indexes of the list
     /// it declared, so the index is always in range.
     fn arg(&self, index: usize) -> &'static ArgSpec {
@@ -134,12 +153,13 @@ impl<'a> Fields<'a> {
         &args[index]
     }
 
-    /// The argument at `index` as sent, if it was and is not `null`.
+    /// The argument at `index` as sent, if it was and is not `null` (a nullable argument's
+    /// `null` is a value it was given).
     fn given(&self, index: usize) -> Option<&'a Value> {
         let arg = self.args.get(index)?;
         self.arguments
             .get(arg.name)
-            .filter(|value| !value.is_null())
+            .filter(|value| arg.nullable || !value.is_null())
     }
 
     /// What one of these is called in a sentence: an argument of a tool, a field of an object.

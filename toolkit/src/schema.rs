@@ -8,8 +8,8 @@ use serde_json::{Map, Value, json};
 
 use crate::{ArgSpec, Presence, ToolSpec};
 
-/// The input schema of a tool: one property per argument with its type and rules, the required
-/// ones listed, and no other names allowed.
+/// The input schema of a tool: one property per argument with its type and rules (a nullable
+/// one's as `anyOf` with `null`), the required ones listed, and no other names allowed.
 pub fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
     let mut schema = Map::new();
     object_schema(spec.args, &mut schema);
@@ -40,6 +40,11 @@ pub fn object_schema(args: &[ArgSpec], schema: &mut Map<String, Value>) {
             (Some(own), None) => Some(own.to_owned()),
             (None, values) => values.map(str::to_owned),
         };
+        if arg.nullable {
+            // `null` is a value of its own: either the type's value or `null`, described once.
+            let either = json!([Value::Object(property), { "type": "null" }]);
+            property = Map::from_iter([("anyOf".to_owned(), either)]);
+        }
         if let Some(description) = description {
             property.insert("description".into(), json!(description));
         }

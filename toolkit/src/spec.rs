@@ -78,6 +78,9 @@ pub struct ArgSpec {
     /// Index of the argument that, when given, makes this one ignored: it is still validated,
     /// but neither checked for existence nor passed to the tool.
     pub ignored_with: Option<usize>,
+    /// Whether `null` is a value of its own (an `Option<Option<T>>` field: `Some(None)`),
+    /// rather than the argument left out. Published as `anyOf` of the type and `null`.
+    pub nullable: bool,
 }
 
 impl ArgSpec {

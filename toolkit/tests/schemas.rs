@@ -1,5 +1,5 @@
 //! Snapshots of the input schema of every kind of argument: numbers and their bounds, a choice,
-//! lists with element rules, tuples, an object nested in a list and in an object, maps, a pattern, the
+//! lists with element rules, tuples, a nullable number, an object nested in a list and in an object, maps, a pattern, the
 //! typed formats and free-form JSON. A change to what a client is told shows up in review.
 
 use std::collections::BTreeMap;
@@ -68,6 +68,9 @@ pub struct Kinds {
     headers: BTreeMap<String, String>,
     /// Name–value pairs.
     pairs: Vec<(String, State)>,
+    /// A milestone, or `null` to take it away.
+    #[arg(min = 1)]
+    milestone: Option<Option<u32>>,
     #[arg(pattern = "^[A-Z]{2}-\\d+$")]
     key: String,
     page: url::Url,

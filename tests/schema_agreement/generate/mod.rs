@@ -59,6 +59,7 @@ pub fn valid(schema: &Schema) -> BoxedStrategy<Value> {
         Kind::Map(entries) => collections::map_valid(entries),
         Kind::Object(properties) => fields_valid(properties).prop_map(Value::Object).boxed(),
         Kind::Any(depth) => others::any_json(*depth),
+        Kind::Nullable(inner) => prop_oneof![3 => valid(inner), 1 => Just(Value::Null)].boxed(),
     }
 }
 
@@ -80,6 +81,7 @@ pub fn candidate(schema: &Schema) -> BoxedStrategy<Value> {
         Kind::Map(entries) => collections::map_near(entries),
         Kind::Object(properties) => object_near(properties),
         Kind::Any(depth) => others::any_json(*depth),
+        Kind::Nullable(inner) => prop_oneof![4 => candidate(inner), 1 => Just(Value::Null)].boxed(),
     };
     let mut choices = vec![(2, valid(schema)), (4, near), (3, wrong_type())];
     // Each edge's first value out, on its own as well: the tallies need each rejected with no
@@ -104,6 +106,7 @@ pub fn first_out(schema: &Schema) -> Option<BoxedStrategy<Value>> {
         Kind::Tuple(elements) => collections::tuple_first_out(elements),
         Kind::Map(entries) => collections::map_first_out(entries),
         Kind::Object(properties) => object_first_out(properties),
+        Kind::Nullable(inner) => first_out(inner),
         Kind::Uuid | Kind::Boolean | Kind::Any(_) => None,
     }
 }

@@ -206,7 +206,9 @@ impl Schema {
                 .map(|property| Edge::Required(property.name.clone()))
                 .chain([Edge::Closed])
                 .collect(),
-            Kind::Uuid | Kind::Format(_) | Kind::Boolean | Kind::Any(_) => Vec::new(),
+            Kind::Uuid | Kind::Format(_) | Kind::Boolean | Kind::Any(_) | Kind::Nullable(_) => {
+                Vec::new()
+            }
         }
     }
 }

@@ -74,6 +74,9 @@ pub enum Kind {
     /// No type: any JSON value, nested at most this many arrays and objects deep, as its
     /// description says (JSON Schema has no keyword for it).
     Any(usize),
+    /// `"anyOf": [{…}, {"type": "null"}]`: a value of the first schema, or `null`, which for a
+    /// field means something else than leaving it out.
+    Nullable(Box<Schema>),
 }
 
 /// A string format other than `uuid`, as JSON Schema (draft 2020-12) names it.
@@ -195,6 +198,7 @@ impl Schema {
                 }
             }
             Kind::Map(entries) => all.extend(entries.values.all()),
+            Kind::Nullable(inner) => all.extend(inner.all()),
             Kind::Object(properties) => {
                 for property in properties {
                     all.extend(property.schema.all());
@@ -225,6 +229,7 @@ impl Schema {
                     entries.values.visit(value, visit);
                 }
             }
+            (Kind::Nullable(inner), value) if !value.is_null() => inner.visit(value, visit),
             (Kind::Object(properties), Value::Object(object)) => {
                 for property in properties {
                     if let Some(value) = object.get(&property.name).filter(|v| !v.is_null()) {
@@ -256,6 +261,7 @@ impl Schema {
                     entries.values.visit_mut(value, visit);
                 }
             }
+            (Kind::Nullable(inner), value) if !value.is_null() => inner.visit_mut(value, visit),
             (Kind::Object(properties), Value::Object(object)) => {
                 for property in properties {
                     if let Some(value) = object.get_mut(&property.name).filter(|v| !v.is_null()) {

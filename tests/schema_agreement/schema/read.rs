@@ -15,6 +15,9 @@ pub(super) fn schema_at(json: &Value, pointer: String, path: String, id: &mut us
     *id += 1;
     let keywords =
         (json.as_object()).unwrap_or_else(|| panic!("{path}: a schema is an object, not {json}"));
+    if let Some(branches) = keywords.get("anyOf") {
+        return nullable_at(keywords, branches, pointer, path, id, this);
+    }
     let kind_name = (keywords.get("type")).map(|kind| {
         kind.as_str()
             .unwrap_or_else(|| panic!("{path}: type is {kind}"))
@@ -86,6 +89,41 @@ pub(super) fn schema_at(json: &Value, pointer: String, path: String, id: &mut us
     };
     schema.edges = schema.read_edges();
     schema
+}
+
+/// `"anyOf": [{…}, {"type": "null"}]` beside nothing but a description: a nullable value.
+fn nullable_at(
+    keywords: &Map<String, Value>,
+    branches: &Value,
+    pointer: String,
+    path: String,
+    id: &mut usize,
+    this: usize,
+) -> Schema {
+    if let Some(unknown) =
+        (keywords.keys()).find(|key| !["anyOf", "description"].contains(&key.as_str()))
+    {
+        panic!("{path}: this test does not know the keyword {unknown:?} beside anyOf");
+    }
+    let [value, null] = (branches.as_array().map(Vec::as_slice))
+        .unwrap_or_else(|| panic!("{path}: anyOf is {branches}"))
+    else {
+        panic!("{path}: this test only knows anyOf of a value and null, not {branches}");
+    };
+    assert_eq!(
+        null,
+        &serde_json::json!({ "type": "null" }),
+        "{path}: the second branch is not null"
+    );
+    let inner = schema_at(value, format!("{pointer}/anyOf/0"), path.clone(), id);
+    Schema {
+        id: this,
+        pointer,
+        path,
+        kind: Kind::Nullable(Box::new(inner)),
+        default: None,
+        edges: Vec::new(),
+    }
 }
 
 /// The count `key` states (a length, a number of elements or entries), if it is there.

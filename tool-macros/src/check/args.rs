@@ -81,6 +81,7 @@ fn check_arg<'a>(
         ident: field.ident,
         ty: arg_type.ty,
         optional: arg_type.optional,
+        nullable: arg_type.nullable,
         wire_name,
         description: field.doc.clone(),
         rules,
@@ -216,7 +217,18 @@ fn check_presence(
             (None, false) => Presence::Required,
         };
     };
-    if arg_type.optional {
+    if arg_type.nullable {
+        cx.error_spanned_by(
+            &setting.key,
+            format!(
+                "an `Option<Option<{}>>` argument has no default: left out, the tool sees `None`, \
+                 and `null` is `Some(None)`; make the field `{}` to use `default`, or drop the \
+                 default",
+                type_name(arg_type.ty),
+                type_name(arg_type.ty)
+            ),
+        );
+    } else if arg_type.optional {
         cx.error_spanned_by(
             &setting.key,
             format!(
