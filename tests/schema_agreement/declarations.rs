@@ -146,7 +146,23 @@ pub enum State {
     Closed,
 }
 
-/// Choices: defaulted, optional and required.
+/// A priority: an integer choice, which serialises as its number.
+#[derive(Choice, Clone, Copy)]
+pub enum Priority {
+    /// Can wait.
+    Low = 1,
+    High = 3,
+    Negative = -2,
+}
+
+impl serde::Serialize for Priority {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_i64(*self as i64)
+    }
+}
+
+/// Choices: defaulted, optional and required, of strings and of integers, and distinct
+/// integer choices in a list (`3` beside `3.0`).
 #[derive(Tool, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 #[tool(name = "choices", title = "Choices", output = Out,
@@ -159,6 +175,12 @@ pub struct Choices {
     button: Option<Button>,
     /// Required.
     then_by: SortBy,
+    /// 3 when left out.
+    #[arg(default = 3)]
+    priority: Priority,
+    /// Distinct priorities, or none.
+    #[arg(unique)]
+    priorities: Option<Vec<Priority>>,
 }
 
 /// Lists: strings with element rules and uniqueness, bounded numbers (unique integers, so that

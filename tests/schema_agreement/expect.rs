@@ -75,7 +75,7 @@ pub fn expected(schema: &Schema, sent: Option<&Value>, zone: Zone) -> Value {
         };
     };
     match (&schema.kind, sent) {
-        (Kind::Integer(_), Value::Number(number)) => {
+        (Kind::Integer(_) | Kind::Numbers(_), Value::Number(number)) => {
             integral(number).map_or(Value::Null, exact_integer)
         }
         // A float, sent or by default, and written `5` or `5.0`, is held as a float and

@@ -420,6 +420,15 @@ fn crossing(site: &Schema, edge: &Edge, value: &Value, matches: Option<&Validato
             let known = values.contains(text);
             both(known, !known)
         }
+        // A number, which JSON Schema's `enum` compares by value (`3.0` is `3`).
+        (Edge::Choice, Value::Number(number)) => {
+            let Kind::Numbers(values) = &site.kind else {
+                return Crossings::default();
+            };
+            let known =
+                integral(number).is_some_and(|n| values.iter().any(|v| i128::from(*v) == n));
+            both(known, !known)
+        }
         (Edge::Required(name), Value::Object(object)) => {
             let given = object.get(name).is_some_and(|value| !value.is_null());
             both(given, !given)

@@ -8,6 +8,8 @@ use quote::{quote, quote_spanned};
 use syn::meta::ParseNestedMeta;
 use syn::{Data, DeriveInput, Fields, LitStr, Variant};
 
+mod numbers;
+
 use crate::ast::doc_text;
 use crate::case::{self, Case};
 use crate::ctxt::Ctxt;
@@ -34,7 +36,10 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
 /// One value of the choice.
 struct Value<'a> {
     variant: &'a Variant,
+    /// Its name on the wire, or for an integer choice its number as written.
     wire_name: String,
+    /// An integer choice's number for it.
+    number: Option<i64>,
     description: Option<String>,
 }
 
@@ -71,8 +76,23 @@ fn values<'a>(cx: &mut Ctxt, input: &'a DeriveInput) -> Option<Vec<Value<'a>>> {
         );
         return None;
     }
+    let numbers = numbers::numbers(cx, variants.iter());
+    let integer = variants
+        .iter()
+        .any(|variant| variant.discriminant.is_some());
+    let case = match case {
+        Some((_, written)) if integer => {
+            cx.error_spanned_by(
+                &written,
+                "an integer choice's values are its variants' numbers, which no case convention \
+                 changes: drop `rename_all`",
+            );
+            None
+        }
+        case => case.map(|(case, _)| case),
+    };
     let mut values: Vec<Value> = Vec::with_capacity(variants.len());
-    for variant in variants {
+    for (index, variant) in variants.iter().enumerate() {
         if !matches!(variant.fields, Fields::Unit) {
             cx.error_spanned_by(
                 &variant.fields,
@@ -83,10 +103,25 @@ fn values<'a>(cx: &mut Ctxt, input: &'a DeriveInput) -> Option<Vec<Value<'a>>> {
                 ),
             );
         }
-        let wire_name = rename(cx, variant).unwrap_or_else(|| {
-            let name = variant.ident.to_string();
-            case.map_or_else(|| case::snake_case(&name), |case| case.variant(&name))
-        });
+        let renamed = rename(cx, variant);
+        if let Some(renamed) = renamed.as_ref().filter(|_| integer) {
+            cx.error_spanned_by(
+                renamed,
+                "an integer choice's values are its variants' numbers, which `rename` cannot \
+                 change: drop it",
+            );
+        }
+        let number = numbers
+            .as_ref()
+            .and_then(|numbers| numbers.get(index).copied());
+        let wire_name = match (number, renamed) {
+            (Some(number), _) => number.to_string(),
+            (None, Some(renamed)) => renamed.value(),
+            (None, None) => {
+                let name = variant.ident.to_string();
+                case.map_or_else(|| case::snake_case(&name), |case| case.variant(&name))
+            }
+        };
         if let Some(earlier) = values.iter().find(|value| value.wire_name == wire_name) {
             cx.error_spanned_by(
                 &variant.ident,
@@ -100,14 +135,16 @@ fn values<'a>(cx: &mut Ctxt, input: &'a DeriveInput) -> Option<Vec<Value<'a>>> {
         values.push(Value {
             variant,
             wire_name,
+            number,
             description: doc_text(&variant.attrs),
         });
     }
     Some(values)
 }
 
-/// `#[choice(rename_all = "…")]` on the enum: the case convention of its values, if written.
-fn case_of_values(cx: &mut Ctxt, input: &DeriveInput) -> Option<Case> {
+/// `#[choice(rename_all = "…")]` on the enum: the case convention of its values, and where it
+/// was written, if it was.
+fn case_of_values(cx: &mut Ctxt, input: &DeriveInput) -> Option<(Case, LitStr)> {
     let mut written: Option<LitStr> = None;
     for attribute in input
         .attrs
@@ -145,7 +182,8 @@ fn case_of_values(cx: &mut Ctxt, input: &DeriveInput) -> Option<Case> {
             cx.syn_error(error);
         }
     }
-    Case::named(cx, &written?)
+    let written = written?;
+    Some((Case::named(cx, &written)?, written))
 }
 
 /// Reports an unknown `#[choice]` key, suggesting `expected` (the one key where it stands),
@@ -194,7 +232,7 @@ fn string_value(
 }
 
 /// `#[choice(rename = "…")]` on a variant, if written.
-fn rename(cx: &mut Ctxt, variant: &Variant) -> Option<String> {
+fn rename(cx: &mut Ctxt, variant: &Variant) -> Option<LitStr> {
     let mut renamed: Option<LitStr> = None;
     for attribute in variant
         .attrs
@@ -235,12 +273,19 @@ fn rename(cx: &mut Ctxt, variant: &Variant) -> Option<String> {
             cx.syn_error(error);
         }
     }
-    renamed.map(|name| name.value())
+    renamed
 }
 
 fn emit(input: &DeriveInput, values: &[Value]) -> TokenStream {
     let ident = &input.ident;
-    let arg_impl = arg_impl(ident);
+    let numbers: Option<Vec<i64>> = values.iter().map(|value| value.number).collect();
+    let (arg_impl, numbers) = match numbers {
+        Some(numbers) => (
+            integer_arg_impl(ident, &numbers),
+            quote!(::core::option::Option::Some(&[#(#numbers),*])),
+        ),
+        None => (arg_impl(ident), quote!(::core::option::Option::None)),
+    };
     let names = values.iter().map(|value| &value.wire_name);
     let descriptions = values.iter().map(|value| match &value.description {
         Some(text) => quote!(::core::option::Option::Some(#text)),
@@ -259,6 +304,7 @@ fn emit(input: &DeriveInput, values: &[Value]) -> TokenStream {
             #[automatically_derived]
             impl ::toolkit::Choice for #ident {
                 const NAMES: &'static [&'static str] = &[#(#names),*];
+                const NUMBERS: ::core::option::Option<&'static [i64]> = #numbers;
                 const DESCRIPTIONS: &'static [::core::option::Option<&'static str>] =
                     &[#(#descriptions),*];
 
@@ -281,8 +327,38 @@ fn emit(input: &DeriveInput, values: &[Value]) -> TokenStream {
     }
 }
 
-/// The `Arg` impl and the string default every choice has, in its own and in stub output.
+/// The `Arg` impl and the string default of a string choice, in its own and in stub output.
 fn arg_impl(ident: &syn::Ident) -> TokenStream {
+    let read_and_schema = read_and_schema(ident);
+    quote! {
+        #read_and_schema
+
+        #[automatically_derived]
+        impl ::toolkit::__private::StringDefault for #ident {
+            const NAMES: ::core::option::Option<&'static [&'static str]> =
+                ::core::option::Option::Some(<Self as ::toolkit::Choice>::NAMES);
+        }
+    }
+}
+
+/// The `Arg` impl and the whole-number default of an integer choice of `numbers`.
+fn integer_arg_impl(ident: &syn::Ident, numbers: &[i64]) -> TokenStream {
+    let read_and_schema = read_and_schema(ident);
+    quote! {
+        #read_and_schema
+
+        #[automatically_derived]
+        impl ::toolkit::__private::WholeDefault for #ident {
+            const MIN: i128 = i128::MIN;
+            const MAX: i128 = i128::MAX;
+            const NUMBERS: ::core::option::Option<&'static [i64]> =
+                ::core::option::Option::Some(&[#(#numbers),*]);
+        }
+    }
+}
+
+/// The `Arg` impl every choice has: the toolkit's reading and schema of choices.
+fn read_and_schema(ident: &syn::Ident) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl ::toolkit::Arg for #ident {
@@ -303,12 +379,6 @@ fn arg_impl(ident: &syn::Ident) -> TokenStream {
             ) -> ::core::option::Option<Self> {
                 ::toolkit::__private::choice_read::<Self>(value, rules, at)
             }
-        }
-
-        #[automatically_derived]
-        impl ::toolkit::__private::StringDefault for #ident {
-            const NAMES: ::core::option::Option<&'static [&'static str]> =
-                ::core::option::Option::Some(<Self as ::toolkit::Choice>::NAMES);
         }
     }
 }

@@ -247,7 +247,13 @@ pub fn assertions(arg: &Arg) -> TokenStream {
                     &what,
                     "choose one the field's type can hold",
                 );
-                quote_spanned!(span=> ::toolkit::__private::whole::<#ty>(#value, #refusal))
+                let not_one = format!(
+                    "the default {value} is none of the values of {what}: write one of its \
+                     variants' numbers"
+                );
+                quote_spanned!(span=>
+                    ::toolkit::__private::whole_default::<#ty>(#value, #refusal, #not_one)
+                )
             }
             DefaultValue::Float(value) => {
                 let refusal = refusal(&format!("{value:?}"));

@@ -178,7 +178,7 @@ pub fn option_tokens(value: Option<u64>) -> TokenStream {
 
 /// The widest integer a tool argument holds, 2^53 − 1: what a JSON client sends exactly (the
 /// toolkit's `MAX_SAFE_INTEGER`).
-const MAX_SAFE_INTEGER: i128 = (1 << 53) - 1;
+pub const MAX_SAFE_INTEGER: i128 = (1 << 53) - 1;
 
 /// Why a whole number (`subject`, as a message names it) that `what` cannot hold is refused:
 /// `choose` says what to write instead, unless it lies past ±(2^53 − 1), which no integer

@@ -242,7 +242,8 @@ pub mod __private {
         message = "a `{Self}` argument cannot have a string default",
         label = "a string default",
         note = "a string default fits a `String` argument, or a `#[derive(Choice)]` enum's \
-                argument when it names one of its values"
+                argument when it names one of its values; an integer choice's default is one of \
+                its numbers (`default = 3`)"
     )]
     pub trait StringDefault {
         /// The strings the type holds, where it does not hold every string (a `Choice`'s names).
@@ -250,6 +251,37 @@ pub mod __private {
     }
 
     impl StringDefault for String {}
+
+    /// A type that a whole-number default (`default = 3`) fits: a number within its range, or
+    /// an integer choice when it is one of its values. Checked in generated code, so that a
+    /// default of the wrong kind is a compile error on the default.
+    #[diagnostic::on_unimplemented(
+        message = "a `{Self}` argument cannot have a whole-number default",
+        label = "a whole-number default",
+        note = "a whole-number default fits an integer or a float argument, or a \
+                `#[derive(Choice)]` enum whose variants are numbers (`Low = 1`) when it is one \
+                of them"
+    )]
+    pub trait WholeDefault {
+        /// The smallest whole number the type holds.
+        const MIN: i128;
+        /// The largest whole number the type holds.
+        const MAX: i128;
+        /// The numbers the type holds, where it does not hold every one in its range (an
+        /// integer choice's values).
+        const NUMBERS: Option<&'static [i64]> = None;
+    }
+
+    macro_rules! whole_defaults {
+        ($($number:ty),*) => {$(
+            impl WholeDefault for $number {
+                const MIN: i128 = <$number as Numeric>::MIN;
+                const MAX: i128 = <$number as Numeric>::MAX;
+            }
+        )*};
+    }
+
+    whole_defaults!(i8, i16, i32, i64, u8, u16, u32, u64, usize, f32, f64);
 
     /// A type that `default = true` or `default = false` fits.
     #[diagnostic::on_unimplemented(
@@ -315,6 +347,25 @@ pub mod __private {
         if value < T::MIN || value > T::MAX {
             panic!("{}", refusal);
         }
+    }
+
+    /// A whole-number default on a field of type `T`: within its range (else `refusal`), and
+    /// one of its numbers if it has numbers (else `not_one`).
+    pub const fn whole_default<T: WholeDefault>(value: i128, refusal: &str, not_one: &str) {
+        if value < T::MIN || value > T::MAX {
+            panic!("{}", refusal);
+        }
+        let Some(numbers) = T::NUMBERS else {
+            return;
+        };
+        let mut index = 0;
+        while index < numbers.len() {
+            if numbers[index] as i128 == value {
+                return;
+            }
+            index += 1;
+        }
+        panic!("{}", not_one);
     }
 
     /// A bound or default with a fraction or an exponent (finite: the macro refuses `1e400`) on

@@ -1,5 +1,5 @@
 //! Snapshots of the input schema of every kind of argument: numbers and their bounds, a choice,
-//! lists with element rules, tuples, a nullable number, an object nested in a list and in an object, maps, a pattern, the
+//! lists with element rules, tuples, a nullable number, an integer choice, an object nested in a list and in an object, maps, a pattern, the
 //! typed formats and free-form JSON. A change to what a client is told shows up in review.
 
 use std::collections::BTreeMap;
@@ -17,6 +17,14 @@ pub enum State {
     /// Done with.
     Closed,
     All,
+}
+
+/// How urgent.
+#[derive(Choice)]
+pub enum Priority {
+    /// Can wait.
+    Low = 1,
+    High = 3,
 }
 
 /// A point.
@@ -68,6 +76,9 @@ pub struct Kinds {
     headers: BTreeMap<String, String>,
     /// Name–value pairs.
     pairs: Vec<(String, State)>,
+    /// How urgent.
+    #[arg(default = 1)]
+    priority: Priority,
     /// A milestone, or `null` to take it away.
     #[arg(min = 1)]
     milestone: Option<Option<u32>>,

@@ -51,6 +51,7 @@ pub fn valid(schema: &Schema) -> BoxedStrategy<Value> {
             .prop_map(Value::String)
             .boxed(),
         Kind::Choice(values) => select(values.clone()).prop_map(Value::String).boxed(),
+        Kind::Numbers(values) => select(values.clone()).prop_map(Value::from).boxed(),
         Kind::Boolean => any::<bool>().prop_map(Value::Bool).boxed(),
         Kind::Integer(_) => numbers::integer_valid(schema),
         Kind::Float(..) => numbers::float_valid(schema),
@@ -73,6 +74,7 @@ pub fn candidate(schema: &Schema) -> BoxedStrategy<Value> {
             .prop_map(Value::String)
             .boxed(),
         Kind::Choice(values) => scalars::choice_near(values),
+        Kind::Numbers(values) => scalars::numbers_near(values),
         Kind::Boolean => any::<bool>().prop_map(Value::Bool).boxed(),
         Kind::Integer(_) => numbers::integer_near_bounds(schema),
         Kind::Float(..) => numbers::float_near_bounds(schema),
@@ -101,6 +103,7 @@ pub fn first_out(schema: &Schema) -> Option<BoxedStrategy<Value>> {
         Kind::String(text) => scalars::text_first_out(text),
         Kind::Format(format) => Some(format_near(*format).prop_map(Value::String).boxed()),
         Kind::Choice(values) => scalars::choice_first_out(values),
+        Kind::Numbers(values) => scalars::numbers_first_out(values),
         Kind::Integer(_) | Kind::Float(..) => numbers::number_first_out(schema),
         Kind::List(list) => collections::list_first_out(list),
         Kind::Tuple(elements) => collections::tuple_first_out(elements),

@@ -8,6 +8,7 @@ use serde_json::Value;
 use toolkit::Uuid;
 
 use super::{one_of, patterns};
+use crate::json::float;
 use crate::schema::Text;
 
 // Strings
@@ -170,6 +171,37 @@ pub fn choice_first_out(values: &[String]) -> Option<BoxedStrategy<Value>> {
     let mut misses = choice_misses(values);
     misses.retain(|miss| !values.contains(miss));
     Some(select(misses).prop_map(Value::String).boxed())
+}
+
+/// Numbers near an integer choice's: its values, written as integers or as floats (`3.0`), its
+/// misses ([`numbers_misses`]), and each value as a string.
+pub fn numbers_near(values: &[i64]) -> BoxedStrategy<Value> {
+    let as_float = select(values.to_vec()).prop_map(|value| float(value as f64));
+    let as_string = select(values.to_vec()).prop_map(|value| Value::String(value.to_string()));
+    prop_oneof![
+        3 => select(values.to_vec()).prop_map(Value::from),
+        2 => as_float,
+        4 => select(numbers_misses(values)).prop_map(Value::from),
+        1 => as_string,
+    ]
+    .boxed()
+}
+
+/// An integer that is none of the choice's: one of [`numbers_misses`].
+pub fn numbers_first_out(values: &[i64]) -> Option<BoxedStrategy<Value>> {
+    Some(select(numbers_misses(values)).prop_map(Value::from).boxed())
+}
+
+/// Integers a client might send for an integer choice that are none of its values: one either
+/// side of each, 0 and -1.
+fn numbers_misses(values: &[i64]) -> Vec<i64> {
+    let mut misses: Vec<i64> = (values.iter())
+        .flat_map(|value| [value - 1, value + 1])
+        .chain([0, -1])
+        .collect();
+    misses.retain(|miss| !values.contains(miss));
+    misses.dedup();
+    misses
 }
 
 /// Mistakes a client might make in a choice: another case, capitalised, padded, a letter less

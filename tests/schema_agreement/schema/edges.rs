@@ -172,7 +172,7 @@ impl Schema {
                         .map(Edge::Bound)
                 })
                 .collect(),
-            Kind::Choice(_) => vec![Edge::Choice],
+            Kind::Choice(_) | Kind::Numbers(_) => vec![Edge::Choice],
             Kind::List(list) => {
                 let min = count("minItems", Measure::Items, Side::Lower, list.min_items);
                 let max = count("maxItems", Measure::Items, Side::Upper, list.max_items);

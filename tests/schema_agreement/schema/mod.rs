@@ -57,6 +57,8 @@ pub enum Kind {
     Format(Format),
     /// `"type": "string", "enum": [...]`: its values.
     Choice(Vec<String>),
+    /// `"type": "integer", "enum": [...]`: its values.
+    Numbers(Vec<i64>),
     Boolean,
     /// `"type": "integer"`, with its bounds.
     Integer(Vec<Bound>),

@@ -25,6 +25,7 @@ pub(super) fn schema_at(json: &Value, pointer: String, path: String, id: &mut us
     let known: &[&str] = match (kind_name, keywords.contains_key("enum")) {
         (Some("string"), true) => &["enum"],
         (Some("string"), false) => &["format", "minLength", "maxLength", "pattern"],
+        (Some("integer"), true) => &["enum"],
         (Some("integer" | "number"), _) => {
             &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]
         }
@@ -51,6 +52,7 @@ pub(super) fn schema_at(json: &Value, pointer: String, path: String, id: &mut us
     let kind = match kind_name {
         Some("string") => read_string(keywords, &path),
         Some("boolean") => Kind::Boolean,
+        Some("integer") if keywords.contains_key("enum") => read_numbers(keywords, &path),
         Some("integer" | "number") => read_number(keywords, &path),
         Some("array") if keywords.contains_key("prefixItems") => {
             read_tuple(keywords, &pointer, &path, id)
@@ -169,6 +171,18 @@ fn read_string(keywords: &Map<String, Value>, path: &str) -> Kind {
     // The generators and the expectations know a format alone, not beside a length or pattern.
     assert!(plain, "{path}: rules beside format {format}");
     kind
+}
+
+/// An integer choice: the integers its `enum` lists.
+fn read_numbers(keywords: &Map<String, Value>, path: &str) -> Kind {
+    let values = (keywords["enum"].as_array())
+        .unwrap_or_else(|| panic!("{path}: enum is {}", keywords["enum"]))
+        .iter()
+        .map(|value| {
+            (value.as_i64()).unwrap_or_else(|| panic!("{path}: {value} is no integer choice"))
+        })
+        .collect();
+    Kind::Numbers(values)
 }
 
 /// An integer or a number, with its bounds; an `f32` told from an `f64` by its range.

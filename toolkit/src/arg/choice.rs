@@ -1,6 +1,7 @@
 //! Choices: a Rust enum of unit variants, `#[derive(Choice)]`, read from one of its wire names
 //! and published as a string `enum`, in declaration order, with each value's doc comment in the
-//! argument's description.
+//! argument's description; or, where every variant has a discriminant (`Low = 1`), read from
+//! one of those integers and published as an integer `enum`.
 
 use serde_json::{Map, Value, json};
 
@@ -12,6 +13,11 @@ pub trait Choice: Sized + Send + 'static {
     /// The wire names, in declaration order: each variant's snake_case name, or its
     /// `#[choice(rename = "…")]`.
     const NAMES: &'static [&'static str];
+
+    /// An integer choice's values (`Low = 1, High = 3`), in the order of
+    /// [`NAMES`](Self::NAMES), which then holds them as written (`"1"`); `None` for a string
+    /// choice.
+    const NUMBERS: Option<&'static [i64]> = None;
 
     /// Each variant's doc comment, in the order of [`NAMES`](Self::NAMES).
     const DESCRIPTIONS: &'static [Option<&'static str>];
@@ -28,11 +34,20 @@ pub trait Choice: Sized + Send + 'static {
     }
 }
 
-/// The schema of choice `C`: `"type": "string"`, its names as `enum`, and a description of
-/// each documented value, which the input schema adds to the argument's own.
+/// The schema of choice `C`: `"type": "string"` with its names as `enum` (or `"integer"` with
+/// its numbers), and a description of each documented value, which the input schema adds to
+/// the argument's own.
 pub fn schema<C: Choice>(schema: &mut Map<String, Value>, rules: &Rules) {
-    schema.insert("type".into(), json!("string"));
-    schema.insert("enum".into(), json!(C::NAMES));
+    match C::NUMBERS {
+        Some(numbers) => {
+            schema.insert("type".into(), json!("integer"));
+            schema.insert("enum".into(), json!(numbers));
+        }
+        None => {
+            schema.insert("type".into(), json!("string"));
+            schema.insert("enum".into(), json!(C::NAMES));
+        }
+    }
     let described: Vec<String> = C::NAMES
         .iter()
         .zip(C::DESCRIPTIONS)
@@ -50,10 +65,14 @@ pub fn schema<C: Choice>(schema: &mut Map<String, Value>, rules: &Rules) {
     rules.publish(schema);
 }
 
-/// Reads one of `C`'s names, exactly as written; anything else is refused with the names and
-/// the one that was probably meant.
+/// Reads one of `C`'s names, exactly as written, or for an integer choice one of its numbers
+/// (`3` or `3.0`, as an integer is read); anything else is refused with the values, and for a
+/// name the one that was probably meant.
 pub fn read<C: Choice>(value: &Value, rules: &Rules, at: &mut Reading<'_>) -> Option<C> {
     let names = C::NAMES.join(", ");
+    if let Some(numbers) = C::NUMBERS {
+        return read_number(value, numbers, &names, rules, at);
+    }
     let Some(text) = value.as_str() else {
         return at.refuse(format!("Must be one of {names}, not {}.", json_type(value)));
     };
@@ -63,6 +82,31 @@ pub fn read<C: Choice>(value: &Value, rules: &Rules, at: &mut Reading<'_>) -> Op
             sentence.push_str(&format!(" Did you mean {meant}?"));
         }
         return at.refuse(sentence);
+    };
+    at.check(value, rules)?;
+    C::from_index(index)
+}
+
+/// Reads one of an integer choice's `numbers` (written `names`) as the variant it stands for.
+fn read_number<C: Choice>(
+    value: &Value,
+    numbers: &[i64],
+    names: &str,
+    rules: &Rules,
+    at: &mut Reading<'_>,
+) -> Option<C> {
+    let Value::Number(number) = value else {
+        return at.refuse(format!("Must be one of {names}, not {}.", json_type(value)));
+    };
+    // An integral float is the integer it equals, as JSON Schema's `enum` compares numbers.
+    let index = numbers.iter().position(|&candidate| {
+        number.as_i64() == Some(candidate)
+            || number
+                .as_f64()
+                .is_some_and(|float| number.is_f64() && float == candidate as f64)
+    });
+    let Some(index) = index else {
+        return at.refuse(format!("Must be one of {names}, not {number}."));
     };
     at.check(value, rules)?;
     C::from_index(index)
