@@ -283,6 +283,41 @@ pub mod __private {
 
     whole_defaults!(i8, i16, i32, i64, u8, u16, u32, u64, usize, f32, f64);
 
+    /// `format = "email"`'s rule: toolkit's `Email`, or without the `email` feature a stand-in
+    /// that is never run, since [`email_format`] then fails to compile on the `format` key.
+    #[cfg(feature = "email")]
+    pub use crate::rule::Email as EmailRule;
+
+    /// The stand-in for `format = "email"`'s rule without the `email` feature (see
+    /// [`email_format`]).
+    #[cfg(not(feature = "email"))]
+    #[derive(Debug)]
+    pub struct EmailRule;
+
+    #[cfg(not(feature = "email"))]
+    impl crate::rule::Rule for EmailRule {
+        fn check(&self, _: &JsonValue) -> Result<(), String> {
+            Ok(())
+        }
+
+        fn publish(&self, _: &mut JsonMap<String, JsonValue>) {}
+    }
+
+    /// Whether toolkit was built with the `email` feature, which `format = "email"` needs.
+    #[diagnostic::on_unimplemented(
+        message = "`format = \"email\"` needs toolkit's `email` feature",
+        label = "the `email` feature is off",
+        note = "turn it on where toolkit is a dependency: \
+                `toolkit = {{ version = \"…\", features = [\"email\"] }}`"
+    )]
+    pub trait EmailFeature {}
+
+    #[cfg(feature = "email")]
+    impl EmailFeature for () {}
+
+    /// `format = "email"`, which compiles only with toolkit's `email` feature.
+    pub const fn email_format<T: EmailFeature>() {}
+
     /// A type that `default = true` or `default = false` fits.
     #[diagnostic::on_unimplemented(
         message = "a `{Self}` argument cannot default to `true` or `false`",

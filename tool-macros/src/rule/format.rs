@@ -3,7 +3,7 @@
 //! declare.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 
 use super::{Checked, Key, Rule, Written, requirements};
 use crate::ctxt::Ctxt;
@@ -88,11 +88,17 @@ impl Checked for Email {
     }
 
     fn spec(&self) -> TokenStream {
-        // Without toolkit's `email` feature, `Email` does not exist: the error names it.
-        quote!(::toolkit::rule::Email)
+        quote!(::toolkit::__private::EmailRule)
     }
 
+    /// The field is text, and toolkit has its `email` feature: without it, the error is on the
+    /// `format` key and names the feature.
     fn assertions(&self, ty: &syn::Type, _what: &str) -> TokenStream {
-        requirements(std::slice::from_ref(&self.key), ty, "text")
+        let feature = quote_spanned! {self.key.span()=>
+            const _: () = ::toolkit::__private::email_format::<()>();
+        };
+        let mut checks = requirements(std::slice::from_ref(&self.key), ty, "text");
+        checks.extend(feature);
+        checks
     }
 }

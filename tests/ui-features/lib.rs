@@ -1,0 +1,1 @@
+//! Nothing to export: this package exists for its compile-fail tests.
