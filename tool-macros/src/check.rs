@@ -27,6 +27,7 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
     }
     let missing = Missing::new(input);
     let attrs = &input.attrs;
+    let case = rename_all(cx, attrs.rename_all.get());
     Model {
         ident: &original.ident,
         name: name(cx, input, &missing),
@@ -44,10 +45,7 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
             .map(|setting| check_caution(cx, setting)),
         confirm: confirm(cx, input),
         output: output(input, &missing),
-        args: {
-            let case = rename_all(cx, attrs.rename_all.get());
-            check_args(cx, &input.fields, case)
-        },
+        args: check_args(cx, &input.fields, case),
     }
 }
 
