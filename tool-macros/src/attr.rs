@@ -9,6 +9,7 @@
 
 mod arg;
 mod args;
+mod choice;
 mod tool;
 
 use proc_macro2::{TokenStream, TokenTree};
@@ -24,6 +25,7 @@ use crate::symbol::*;
 
 pub use arg::{ArgAttrs, parse_arg_attrs};
 pub use args::parse_args_attrs;
+pub use choice::{parse_enum_attrs, parse_variant_attrs};
 pub use tool::{ToolAttrs, error_type, parse_tool_attrs};
 
 /// Parses `= value` into `slot`; a malformed value is reported and leaves the key written.

@@ -5,18 +5,14 @@
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use syn::meta::ParseNestedMeta;
 use syn::{Data, DeriveInput, Fields, LitStr, Variant};
 
 mod numbers;
 
 use crate::ast::doc_text;
+use crate::attr::{parse_enum_attrs, parse_variant_attrs};
 use crate::case::{self, Case};
 use crate::ctxt::Ctxt;
-
-const CHOICE: &str = "choice";
-const RENAME: &str = "rename";
-const RENAME_ALL: &str = "rename_all";
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let mut cx = Ctxt::default();
@@ -145,135 +141,18 @@ fn values<'a>(cx: &mut Ctxt, input: &'a DeriveInput) -> Option<Vec<Value<'a>>> {
 /// `#[choice(rename_all = "…")]` on the enum: the case convention of its values, and where it
 /// was written, if it was.
 fn case_of_values(cx: &mut Ctxt, input: &DeriveInput) -> Option<(Case, LitStr)> {
-    let mut written: Option<LitStr> = None;
-    for attribute in input
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident(CHOICE))
-    {
-        let result = attribute.parse_nested_meta(|meta| {
-            if meta.path.is_ident(RENAME) {
-                cx.error_spanned_by(
-                    &meta.path,
-                    "`rename` goes on the variant it renames, not on the enum; \
-                     `rename_all = \"…\"` here names every value in one case convention",
-                );
-                skip_value(&meta)?;
-                return Ok(());
-            }
-            if !meta.path.is_ident(RENAME_ALL) {
-                unknown_key(cx, &meta, RENAME_ALL)?;
-                return Ok(());
-            }
-            let Some(value) = string_value(cx, &meta, "rename_all = \"kebab-case\"")? else {
-                return Ok(());
-            };
-            if written.is_some() {
-                cx.error_spanned_by(
-                    &meta.path,
-                    "duplicate #[choice] key `rename_all`; state it once",
-                );
-            } else {
-                written = Some(value);
-            }
-            Ok(())
-        });
-        if let Err(error) = result {
-            cx.syn_error(error);
-        }
-    }
-    let written = written?;
-    Some((Case::named(cx, &written)?, written))
-}
-
-/// Reports an unknown `#[choice]` key, suggesting `expected` (the one key where it stands),
-/// and skips its value.
-fn unknown_key(cx: &mut Ctxt, meta: &ParseNestedMeta, expected: &str) -> syn::Result<()> {
-    let path = &meta.path;
-    let written = quote!(#path).to_string().replace(' ', "");
-    let message = match did_you_mean::closest(&written, [expected]) {
-        Some(key) => format!("unknown #[choice] key `{written}`; did you mean `{key}`?"),
-        None => format!("unknown #[choice] key `{written}`; the one key here is `{expected}`"),
-    };
-    cx.error_spanned_by(path, message);
-    skip_value(meta)
-}
-
-/// Skips `= value` after a key, if written.
-fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
-    if meta.input.peek(syn::Token![=]) {
-        meta.value()?.parse::<TokenStream>()?;
-    }
-    Ok(())
-}
-
-/// The string after `= `; a value that is not one is reported with `example`, and skipped.
-fn string_value(
-    cx: &mut Ctxt,
-    meta: &ParseNestedMeta,
-    example: &str,
-) -> syn::Result<Option<LitStr>> {
-    let key = meta
-        .path
-        .get_ident()
-        .map(ToString::to_string)
-        .unwrap_or_default();
-    match meta.value().and_then(|value| value.parse::<LitStr>()) {
-        Ok(value) => Ok(Some(value)),
-        Err(_) => {
-            cx.error_spanned_by(
-                &meta.path,
-                format!("`{key}` needs a string: write `{example}`"),
-            );
-            skip_value(meta)?;
-            Ok(None)
-        }
-    }
+    let slot = parse_enum_attrs(cx, &input.attrs);
+    let written = slot.value()?;
+    Some((Case::named(cx, written)?, written.clone()))
 }
 
 /// `#[choice(rename = "…")]` on a variant, if written.
 fn rename(cx: &mut Ctxt, variant: &Variant) -> Option<LitStr> {
-    let mut renamed: Option<LitStr> = None;
-    for attribute in variant
-        .attrs
-        .iter()
-        .filter(|attr| attr.path().is_ident(CHOICE))
-    {
-        let result = attribute.parse_nested_meta(|meta| {
-            if meta.path.is_ident(RENAME_ALL) {
-                cx.error_spanned_by(
-                    &meta.path,
-                    "`rename_all` goes on the enum, where it names every value in one case \
-                     convention; a variant takes `rename = \"…\"`",
-                );
-                skip_value(&meta)?;
-                return Ok(());
-            }
-            if !meta.path.is_ident(RENAME) {
-                unknown_key(cx, &meta, RENAME)?;
-                return Ok(());
-            }
-            let Some(value) = string_value(cx, &meta, "rename = \"wire_name\"")? else {
-                return Ok(());
-            };
-            if value.value().is_empty() {
-                cx.error_spanned_by(&value, "a value's wire name cannot be empty");
-            }
-            if renamed.is_some() {
-                cx.error_spanned_by(
-                    &meta.path,
-                    "duplicate #[choice] key `rename`; state it once",
-                );
-            } else {
-                renamed = Some(value);
-            }
-            Ok(())
-        });
-        if let Err(error) = result {
-            cx.syn_error(error);
-        }
+    let renamed = parse_variant_attrs(cx, &variant.attrs).value()?.clone();
+    if renamed.value().is_empty() {
+        cx.error_spanned_by(&renamed, "a value's wire name cannot be empty");
     }
-    renamed
+    Some(renamed)
 }
 
 fn emit(input: &DeriveInput, values: &[Value]) -> TokenStream {

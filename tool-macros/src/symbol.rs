@@ -4,6 +4,7 @@
 pub const TOOL: &str = "tool";
 pub const ARG: &str = "arg";
 pub const ARGS: &str = "args";
+pub const CHOICE: &str = "choice";
 
 // #[tool(...)]
 pub const NAME: &str = "name";
