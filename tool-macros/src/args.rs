@@ -1,19 +1,21 @@
 //! `#[derive(Args)]`: a struct whose fields are declared as a tool's arguments are (the same
 //! `#[arg(...)]` rules, defaults, wire names and doc comments) becomes an object argument, which
 //! a tool takes as a field `T`, `Option<T>` or `Vec<T>`, nested to any depth. Its fields are
-//! checked by the tool derive's own argument checks, and expanded by its own code.
+//! checked by the tool derive's own argument checks, and expanded by its own code. On an enum,
+//! the derive declares a union ([`crate::union`]).
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
-use syn::DeriveInput;
+use syn::{Data, DeriveInput};
 
 use crate::ast::{Derive, Field, fields};
-use crate::attr::parse_args_attrs;
+use crate::attr::{ArgsAttrs, parse_args_attrs};
 use crate::check::args::check_args;
 use crate::check::rename_all;
 use crate::ctxt::Ctxt;
 use crate::expand::{arg_spec, assertions, read_fields, stub_assertions};
 use crate::symbol::TOOL;
+use crate::union;
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let mut cx = Ctxt::default();
@@ -31,6 +33,10 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         );
     }
     let attrs = parse_args_attrs(&mut cx, &input.attrs);
+    if let Data::Enum(data) = &input.data {
+        return union::derive(cx, input, data, &attrs);
+    }
+    misplaced(&mut cx, &attrs);
     let case = rename_all(&mut cx, attrs.rename_all.get());
     let args = fields(&mut cx, input, Derive::Args).map(|fields| {
         check_recursion(&mut cx, input, &fields);
@@ -54,9 +60,40 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     }
 }
 
+/// The keys of an enum's `#[args(...)]` (a union's), on a struct.
+fn misplaced(cx: &mut Ctxt, attrs: &ArgsAttrs) {
+    let union_key = |key: &syn::Ident| {
+        format!(
+            "`{key}` declares a union, which is an enum with one variant per shape: \
+             `#[derive(Args)] #[args({key} …)] enum Name {{ … }}`; a struct's fields are all \
+             given at once"
+        )
+    };
+    if let Some(setting) = attrs.tag.get() {
+        cx.error_spanned_by(&setting.key, union_key(&setting.key));
+    }
+    if let Some(setting) = attrs.untagged.get() {
+        cx.error_spanned_by(&setting.key, union_key(&setting.key));
+    }
+    if let Some(setting) = attrs.rename_all_fields.get() {
+        cx.error_spanned_by(
+            &setting.key,
+            "`rename_all_fields` names the fields of an enum's variants; a struct's fields take \
+             `rename_all = \"…\"`",
+        );
+    }
+    if let Some(setting) = attrs.rename.get() {
+        cx.error_spanned_by(
+            &setting.key,
+            "`rename` on an object renames nothing: a field is renamed with \
+             `#[arg(rename = \"…\")]` on it, and an object has no name of its own on the wire",
+        );
+    }
+}
+
 /// A field whose type names the struct itself: its schema would never end. (A cycle through
 /// other types is refused by the compiler, which evaluates `Arg::NESTING`.)
-fn check_recursion(cx: &mut Ctxt, input: &DeriveInput, fields: &[Field]) {
+pub(crate) fn check_recursion(cx: &mut Ctxt, input: &DeriveInput, fields: &[Field]) {
     for field in fields {
         let Some(arg_type) = field.arg_type else {
             continue;
@@ -76,7 +113,7 @@ fn check_recursion(cx: &mut Ctxt, input: &DeriveInput, fields: &[Field]) {
 }
 
 /// Whether `ty` names `ident` anywhere, inside generic arguments too (`Vec<Node>`).
-fn mentions(ty: &syn::Type, ident: &syn::Ident) -> bool {
+pub(crate) fn mentions(ty: &syn::Type, ident: &syn::Ident) -> bool {
     fn walk(tokens: TokenStream, ident: &syn::Ident) -> bool {
         tokens.into_iter().any(|token| match token {
             proc_macro2::TokenTree::Ident(found) => found == *ident,
@@ -88,7 +125,7 @@ fn mentions(ty: &syn::Type, ident: &syn::Ident) -> bool {
 }
 
 /// `exists` is checked for a tool's own arguments only.
-fn check_no_exists(cx: &mut Ctxt, fields: &[Field]) {
+pub(crate) fn check_no_exists(cx: &mut Ctxt, fields: &[Field]) {
     for field in fields {
         if let Some(setting) = field.attrs.exists.get() {
             cx.error_spanned_by(
@@ -115,6 +152,15 @@ fn emit(input: &DeriveInput, args: &[crate::model::Arg]) -> TokenStream {
             #[automatically_derived]
             impl ::toolkit::Args for #ident {
                 const ARGS: &'static [::toolkit::__private::ArgSpec] = &[#(#specs),*];
+
+                #[allow(unused_mut)]
+                fn read_fields(
+                    mut __toolkit_fields: ::toolkit::__private::Fields<'_>,
+                ) -> ::core::option::Option<Self> {
+                    #(#read_fields)*
+                    __toolkit_fields.finish()?;
+                    ::core::option::Option::Some(Self { #(#fields: #fields?,)* })
+                }
             }
 
             #[automatically_derived]
@@ -132,20 +178,16 @@ fn emit(input: &DeriveInput, args: &[crate::model::Arg]) -> TokenStream {
                     rules.publish(schema);
                 }
 
-                #[allow(unused_variables)]
                 fn read(
                     value: &::toolkit::__private::JsonValue,
-                    rules: &::toolkit::arg::Rules,
+                    _: &::toolkit::arg::Rules,
                     at: &mut ::toolkit::arg::Reading<'_>,
                 ) -> ::core::option::Option<Self> {
-                    let mut __toolkit_fields = ::toolkit::__private::Fields::nested(
+                    <Self as ::toolkit::Args>::read_fields(::toolkit::__private::Fields::nested(
                         <Self as ::toolkit::Args>::ARGS,
                         value,
                         at,
-                    )?;
-                    #(#read_fields)*
-                    __toolkit_fields.finish()?;
-                    ::core::option::Option::Some(Self { #(#fields: #fields?,)* })
+                    )?)
                 }
             }
 
@@ -167,6 +209,12 @@ fn fallback(input: &DeriveInput) -> TokenStream {
         const _: () = {
             impl ::toolkit::Args for #ident {
                 const ARGS: &'static [::toolkit::__private::ArgSpec] = &[];
+
+                fn read_fields(
+                    _: ::toolkit::__private::Fields<'_>,
+                ) -> ::core::option::Option<Self> {
+                    ::core::option::Option::None
+                }
             }
 
             impl ::toolkit::Arg for #ident {

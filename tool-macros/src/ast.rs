@@ -85,17 +85,13 @@ pub fn fields<'a>(
                 return None;
             }
         },
+        // `#[derive(Args)]` reads an enum as a union (`crate::union`), and never asks.
         Data::Enum(data) => {
-            let choice = if derive == Derive::Args {
-                "; a string with a fixed set of values is a #[derive(Choice)] enum"
-            } else {
-                ""
-            };
             cx.error_spanned_by(
                 data.enum_token,
                 format!(
                     "#[derive({name})] works on a struct, not an enum: declare {what} as a struct \
-                     with one named field per {each}{choice}"
+                     with one named field per {each}"
                 ),
             );
             return None;
@@ -125,21 +121,33 @@ pub fn fields<'a>(
     let fields = fields
         .into_iter()
         .filter_map(|field| {
-            let ident = field.ident.as_ref()?;
-            Some(Field {
-                ident,
-                arg_type: (!is_type_param(&field.ty)).then(|| arg_type(&field.ty)),
-                doc: doc_text(&field.attrs),
-                attrs: parse_arg_attrs(cx, &field.attrs),
-            })
+            let mut field = named_field(cx, field)?;
+            if field
+                .arg_type
+                .is_some_and(|arg_type| is_type_param(arg_type.ty))
+            {
+                field.arg_type = None;
+            }
+            Some(field)
         })
         .collect();
     Some(fields)
 }
 
+/// A named field with its attributes (a field of a struct, or of an enum's struct variant);
+/// `None` for a tuple field.
+pub fn named_field<'a>(cx: &mut Ctxt, field: &'a syn::Field) -> Option<Field<'a>> {
+    Some(Field {
+        ident: field.ident.as_ref()?,
+        arg_type: Some(arg_type(&field.ty)),
+        doc: doc_text(&field.attrs),
+        attrs: parse_arg_attrs(cx, &field.attrs),
+    })
+}
+
 /// An `Option<T>` field is an optional argument of type `T`, as serde reads one: by the name
 /// `Option` (`std::option::Option` too); an `Option<Option<T>>` field a nullable one.
-fn arg_type(ty: &Type) -> ArgType<'_> {
+pub fn arg_type(ty: &Type) -> ArgType<'_> {
     let Some(inner) = option_of(ty) else {
         return ArgType {
             ty,

@@ -24,7 +24,7 @@ use crate::setting::{Setting, Slot};
 use crate::symbol::*;
 
 pub use arg::{ArgAttrs, parse_arg_attrs};
-pub use args::parse_args_attrs;
+pub use args::{ArgsAttrs, parse_args_attrs};
 pub use choice::{parse_enum_attrs, parse_variant_attrs};
 pub use tool::{ToolAttrs, error_type, parse_tool_attrs};
 

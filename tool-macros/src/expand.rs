@@ -181,7 +181,7 @@ pub fn arg_spec(arg: &Arg) -> TokenStream {
 }
 
 /// The rules of one value as a `toolkit::arg::Rules` expression, its elements' nested.
-fn rules_spec(rules: &Rules) -> TokenStream {
+pub fn rules_spec(rules: &Rules) -> TokenStream {
     let own = rules.own.iter().map(|rule| rule.spec());
     let each = option(rules.each.as_ref().map(|(_, each)| {
         let each = rules_spec(each);
@@ -212,8 +212,8 @@ fn rule_assertions(rules: &Rules, ty: &syn::Type, what: &str) -> TokenStream {
 /// The checks against the fields' types, for the stubs of a declaration with mistakes: each
 /// setting's, and that each type is an argument type at all (which the real code's reading of
 /// the field requires, and the stubs do not read).
-pub fn stub_assertions(args: &[Arg]) -> TokenStream {
-    let assertions = args.iter().map(|arg| {
+pub fn stub_assertions<'a: 'b, 'b>(args: impl IntoIterator<Item = &'b Arg<'a>>) -> TokenStream {
+    let assertions = args.into_iter().map(|arg| {
         let ty = arg.ty;
         let settings = assertions(arg);
         quote_spanned! {ty.span()=>

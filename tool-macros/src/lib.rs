@@ -1,5 +1,6 @@
 //! The compile-time half of `toolkit`: `#[derive(Tool)]`; `#[derive(Args)]` for object
-//! arguments (the module [`args`]), which shares the tool's argument checks and code; and
+//! arguments (the module [`args`]), which shares the tool's argument checks and code, and for
+//! unions on an enum ([`union`]); and
 //! `#[derive(Choice)]` for string arguments with a fixed set of values ([`choice`]).
 //!
 //! The derive runs in four stages, one module each, with a typed hand-off between them:
@@ -22,12 +23,13 @@ mod model;
 mod rule;
 mod setting;
 mod symbol;
+mod union;
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
 
-/// Declares an object argument: a struct whose fields take `#[arg(...)]` as a tool's do; the
-/// guide is `docs/framework.md`.
+/// Declares an object argument: a struct whose fields take `#[arg(...)]` as a tool's do, or
+/// on an enum a union of several shapes; the guide is `docs/framework.md`.
 #[proc_macro_derive(Args, attributes(arg, args, tool))]
 pub fn derive_args(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

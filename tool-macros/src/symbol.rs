@@ -55,7 +55,10 @@ pub const RENAME: &str = "rename";
 pub const EACH: &str = "each";
 
 // #[args(...)]
-pub const ARGS_KEYS: &[&str] = &[RENAME_ALL];
+pub const TAG: &str = "tag";
+pub const UNTAGGED: &str = "untagged";
+pub const RENAME_ALL_FIELDS: &str = "rename_all_fields";
+pub const ARGS_KEYS: &[&str] = &[RENAME_ALL, RENAME_ALL_FIELDS, TAG, UNTAGGED, RENAME];
 
 pub const ARG_KEYS: &[&str] = &[
     DEFAULT,

@@ -17,6 +17,7 @@ mod map;
 pub(crate) mod object;
 mod string;
 mod tuple;
+pub(crate) mod union;
 #[cfg(feature = "uri")]
 mod uri;
 #[cfg(feature = "url")]
@@ -28,6 +29,7 @@ pub use integer::MAX_SAFE_INTEGER;
 pub(crate) use integer::integer_json;
 pub use json::MAX_JSON_DEPTH;
 pub use object::Args;
+pub use union::{Branch, Shape, Union};
 
 use std::borrow::Cow;
 
@@ -37,14 +39,14 @@ use crate::Violations;
 use crate::rule::Rule;
 
 /// A Rust type that a tool argument can have: `String`, `bool`, the integers, `f32` and `f64`,
-/// [`Uuid`](crate::Uuid), choices, objects, lists, tuples and maps of these,
+/// [`Uuid`](crate::Uuid), choices, objects, unions, lists, tuples and maps of these,
 /// `serde_json::Value`, and any type that implements it. `Option<T>` of one is an optional argument.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a type a tool argument can have",
     label = "not an argument type",
     note = "an argument is a `String`, a `bool`, an integer (`i8` to `i64`, `u8` to `u64`, \
             `usize`), an `f32` or `f64`, a `toolkit::Uuid` (the `uuid` crate's), a \
-            `#[derive(Choice)]` enum, a `#[derive(Args)]` struct, a `Vec<T>`, a tuple `(A, B)` \
+            `#[derive(Choice)]` enum, a `#[derive(Args)]` struct or enum, a `Vec<T>`, a tuple `(A, B)` \
             of up to eight, a `BTreeMap` or `HashMap` from `String` to `T`, a \
             `serde_json::Value`, or any type that implements `toolkit::Arg`; or an `Option` of \
             one, or an `Option<Option<T>>` of one, whose `null` differs from left out"

@@ -109,7 +109,7 @@ mod trace;
 
 use std::future::Future;
 
-pub use arg::{Arg, Args, Choice};
+pub use arg::{Arg, Args, Choice, Union};
 pub use confirm::{
     Audit, CONFIRMATION_LIFETIME, Confirm, ConfirmOutcome, ConfirmPolicy, Confirmations,
     StateKeyError, StateKeys,
@@ -229,7 +229,8 @@ pub mod __private {
 
     pub use crate::arg::choice::{read as choice_read, schema as choice_schema};
     pub use crate::arg::object::deepest;
-    pub use crate::arg::{Arg, Rules};
+    pub use crate::arg::union::{read_tagged, read_untagged, schema as union_schema};
+    pub use crate::arg::{Arg, Branch, Rules, Shape, Union};
     pub use crate::read::Fields;
     pub use crate::rule::{Characters, Numeric};
     pub use crate::schema::object_schema;

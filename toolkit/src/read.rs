@@ -36,6 +36,8 @@ pub struct Fields<'a> {
     path: Option<String>,
     /// How many violations were reported before this object's: any more are its own.
     before: usize,
+    /// A tagged union's tag, which the object holds besides its declared fields.
+    tag: Option<&'static str>,
 }
 
 impl<'a> Fields<'a> {
@@ -51,6 +53,7 @@ impl<'a> Fields<'a> {
             violations,
             path: None,
             before,
+            tag: None,
         }
     }
 
@@ -73,7 +76,17 @@ impl<'a> Fields<'a> {
             violations,
             path: Some(path),
             before,
+            tag: None,
         })
+    }
+
+    /// The same fields in an object that also holds a tagged union's `tag`, which is then not
+    /// an unknown name.
+    pub fn with_tag(self, tag: &'static str) -> Self {
+        Fields {
+            tag: Some(tag),
+            ..self
+        }
     }
 
     /// The value of a field that is not an `Option`: as sent, else its default. `None` when it
@@ -201,10 +214,10 @@ impl<'a> Fields<'a> {
     fn report_unknown_names(&mut self) {
         let args = self.args;
         let nested = self.path.is_some();
-        let mut unknown = self
-            .arguments
-            .keys()
-            .filter(|name| !args.iter().any(|arg| arg.name == name.as_str()));
+        let tag = self.tag;
+        let mut unknown = self.arguments.keys().filter(|name| {
+            tag != Some(name.as_str()) && !args.iter().any(|arg| arg.name == name.as_str())
+        });
         for name in unknown.by_ref().take(MAX_LISTED_UNKNOWN_NAMES) {
             let at = match &self.path {
                 None => echo_name(name),

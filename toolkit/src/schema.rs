@@ -20,8 +20,22 @@ pub fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
 /// `#[derive(Args)]` struct's fields): each field's property, the required ones listed, no
 /// other names allowed.
 pub fn object_schema(args: &[ArgSpec], schema: &mut Map<String, Value>) {
+    tagged_object_schema(args, None, schema);
+}
+
+/// [`object_schema`], with a tagged union's tag `(tag, name)` as the first property, required
+/// and holding `name` alone.
+pub(crate) fn tagged_object_schema(
+    args: &[ArgSpec],
+    tag: Option<(&str, &str)>,
+    schema: &mut Map<String, Value>,
+) {
     let mut properties = Map::new();
     let mut required = Vec::new();
+    if let Some((tag, name)) = tag {
+        properties.insert(tag.into(), json!({ "type": "string", "const": name }));
+        required.push(json!(tag));
+    }
     for arg in args {
         let mut property = Map::new();
         (arg.schema)(&mut property, &arg.rules);
@@ -32,14 +46,7 @@ pub fn object_schema(args: &[ArgSpec], schema: &mut Map<String, Value>) {
             }
             Presence::Optional | Presence::RequiredUnless(_) => {}
         }
-        // A type may describe its values (a `Choice`'s variants); the argument's own
-        // description comes first.
-        let described = property.remove("description");
-        let description = match (arg.description, described.as_ref().and_then(Value::as_str)) {
-            (Some(own), Some(values)) => Some(format!("{own} {values}")),
-            (Some(own), None) => Some(own.to_owned()),
-            (None, values) => values.map(str::to_owned),
-        };
+        let description = description(&mut property, arg.description);
         if arg.nullable {
             // `null` is a value of its own: either the type's value or `null`, described once.
             let either = json!([Value::Object(property), { "type": "null" }]);
@@ -57,6 +64,17 @@ pub fn object_schema(args: &[ArgSpec], schema: &mut Map<String, Value>) {
         schema.insert("required".into(), Value::Array(required));
     }
     schema.insert("additionalProperties".into(), json!(false));
+}
+
+/// Takes the description a type wrote into `schema` (a `Choice`'s values) and puts `own`, the
+/// declaration's doc comment, before it: the description the value is published with.
+pub(crate) fn description(schema: &mut Map<String, Value>, own: Option<&str>) -> Option<String> {
+    let described = schema.remove("description");
+    match (own, described.as_ref().and_then(Value::as_str)) {
+        (Some(own), Some(values)) => Some(format!("{own} {values}")),
+        (Some(own), None) => Some(own.to_owned()),
+        (None, values) => values.map(str::to_owned),
+    }
 }
 
 /// Why an output type cannot be published as an MCP output schema.

@@ -1,6 +1,7 @@
 //! Snapshots of the input schema of every kind of argument: numbers and their bounds, a choice,
-//! lists with element rules, tuples, a nullable number, an integer choice, an object nested in a list and in an object, maps, a pattern, the
-//! typed formats and free-form JSON. A change to what a client is told shows up in review.
+//! lists with element rules, tuples, a nullable number, an integer choice, an object nested in
+//! a list and in an object, maps, a pattern, the typed formats, free-form JSON, and tagged and
+//! untagged unions. A change to what a client is told shows up in review.
 
 use std::collections::BTreeMap;
 
@@ -47,6 +48,30 @@ pub struct Edit {
     at: Option<Point>,
 }
 
+/// A shape to draw.
+#[derive(Args)]
+#[args(tag = "kind", rename_all = "kebab-case")]
+#[allow(dead_code)]
+pub enum Shape {
+    /// A circle around the origin.
+    Circle {
+        #[arg(exclusive_min = 0.0)]
+        radius: f64,
+    },
+    /// A single point.
+    SinglePoint(Point),
+}
+
+/// A dashboard, by its uid or its number.
+#[derive(Args)]
+#[args(untagged)]
+#[allow(dead_code)]
+pub enum Dashboard {
+    Uid(#[arg(pattern = "^[a-z0-9]+$")] String),
+    /// Its number.
+    Number(u32),
+}
+
 /// Every kind of argument.
 #[derive(Tool)]
 #[tool(name = "kinds", title = "Kinds", output = Out,
@@ -91,6 +116,9 @@ pub struct Kinds {
     #[arg(format = "email")]
     to: String,
     extra: Option<serde_json::Value>,
+    /// What to draw.
+    shape: Shape,
+    dashboard: Option<Dashboard>,
 }
 
 #[test]

@@ -1,17 +1,29 @@
-//! `#[args(...)]`: the keys of an object argument's own attribute (on a `#[derive(Args)]`
-//! struct), parsed into [`ArgsAttrs`].
+//! `#[args(...)]`: the keys of an object argument's own attribute, on a `#[derive(Args)]`
+//! struct or enum, and on an enum's variants, parsed into [`ArgsAttrs`]. Which keys make
+//! sense where is the derive's to say.
 
-use syn::{Attribute, LitStr};
+use proc_macro2::TokenStream;
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, Ident, LitStr, Token};
 
-use super::{fill, skip_unknown};
+use super::{fill, skip_unknown, value_tokens};
 use crate::ctxt::Ctxt;
-use crate::setting::Slot;
+use crate::setting::{Setting, Slot};
 use crate::symbol::*;
 
 /// What `#[args(...)]` said.
 #[derive(Default)]
 pub struct ArgsAttrs {
+    /// The case convention of a struct's fields, or of an enum's variant names.
     pub rename_all: Slot<LitStr>,
+    /// The case convention of an enum's struct variants' fields.
+    pub rename_all_fields: Slot<LitStr>,
+    /// The field that names a tagged union's variant.
+    pub tag: Slot<LitStr>,
+    /// An untagged union.
+    pub untagged: Slot<()>,
+    /// One variant's wire name.
+    pub rename: Slot<LitStr>,
 }
 
 pub fn parse_args_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgsAttrs {
@@ -32,6 +44,21 @@ pub fn parse_args_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgsAttrs {
                     ARGS,
                     &mut out.rename_all,
                 )?,
+                // #[args(rename_all_fields = "snake_case")]
+                RENAME_ALL_FIELDS => fill(
+                    cx,
+                    &meta,
+                    key,
+                    "rename_all_fields = \"snake_case\"",
+                    ARGS,
+                    &mut out.rename_all_fields,
+                )?,
+                // #[args(tag = "type")]
+                TAG => fill(cx, &meta, key, "tag = \"type\"", ARGS, &mut out.tag)?,
+                // #[args(untagged)]
+                UNTAGGED => flag(cx, &meta, key, &mut out.untagged)?,
+                // #[args(rename = "url")]
+                RENAME => fill(cx, &meta, key, "rename = \"name\"", ARGS, &mut out.rename)?,
                 _ => {
                     skip_unknown(cx, ARGS, ARGS_KEYS, &[], &meta)?;
                 }
@@ -43,4 +70,26 @@ pub fn parse_args_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgsAttrs {
         }
     }
     out
+}
+
+/// A key that takes no value (`untagged`); one written with a value is reported.
+fn flag(cx: &mut Ctxt, meta: &ParseNestedMeta, key: Ident, slot: &mut Slot<()>) -> syn::Result<()> {
+    slot.mark_written();
+    if meta.input.peek(Token![=]) {
+        let tokens = value_tokens(meta)?;
+        cx.error_spanned_by(
+            &tokens,
+            format!("`{key}` takes no value: write `#[args({key})]`"),
+        );
+    }
+    slot.set(
+        cx,
+        ARGS,
+        Setting {
+            key,
+            tokens: TokenStream::new(),
+            value: (),
+        },
+    );
+    Ok(())
 }

@@ -13,7 +13,7 @@ use crate::setting::{Literal, RuleSettings, Setting, report_infinite, report_suf
 
 /// A name a client sends an argument under: a letter, then letters, digits, `_` or `-`, so that it
 /// reads the same in every client's code, in the schema and in a message that names it.
-fn check_wire_name(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
+pub(crate) fn check_wire_name(cx: &mut Ctxt, setting: &Setting<syn::LitStr>) -> String {
     let name = setting.value.value();
     let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-');
     let well_formed = name.starts_with(|c: char| c.is_ascii_alphabetic())

@@ -4,12 +4,24 @@
 //! problem is reported under its path in wire names (`edits[1].oldText`).
 
 use crate::ArgSpec;
+use crate::read::Fields;
 
 /// An object argument: what `#[derive(Args)]` implements for a struct, with its
 /// [`Arg`](crate::Arg) impl.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an object argument",
+    label = "not a `#[derive(Args)]` struct",
+    note = "a tagged union's variant is an object: a struct variant (`File {{ path: String }}`), \
+            or a newtype over a `#[derive(Args)]` struct"
+)]
 pub trait Args: crate::Arg {
     /// The fields, in declaration order, as a tool's arguments are declared.
     const ARGS: &'static [ArgSpec];
+
+    /// Reads the object's fields, once it is known to be an object: what [`Arg::read`]
+    /// (crate::Arg::read) does after that, and what a tagged union's variant reads.
+    #[doc(hidden)]
+    fn read_fields(fields: Fields<'_>) -> Option<Self>;
 }
 
 /// The deepest of `depths`: a `const fn`, for a derive's [`NESTING`](crate::Arg::NESTING).
