@@ -561,3 +561,78 @@ pub struct Everything {
     ticket: Option<String>,
     payload: Option<serde_json::Value>,
 }
+
+/// Unions: a tagged one (a struct variant with a bounded field and an optional one, a newtype
+/// over an object with a default, a unit variant), in a list too; an untagged one whose
+/// branches differ by JSON type (`oneOf`: a patterned string, a bounded integer, an object);
+/// and an untagged one whose branches overlap (`anyOf`: a small integer before any number),
+/// which the first branch that fits must read. serde's own `tag` and `untagged` write what the
+/// tool receives.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "unions", title = "Unions", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Unions {
+    /// Where to read.
+    source: Source,
+    /// Up to three more places, or none.
+    #[arg(max_items = 3)]
+    sources: Option<Vec<Source>>,
+    /// What to compare with.
+    target: Target,
+    /// A size, or none.
+    size: Option<Size>,
+}
+
+/// Where to read from.
+#[derive(Args, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[args(tag = "kind")]
+pub enum Source {
+    /// A file.
+    File {
+        /// One to eight characters.
+        #[arg(min_chars = 1, max_chars = 8)]
+        path: String,
+        /// Any line count, or none.
+        lines: Option<u32>,
+    },
+    /// A page.
+    WebPage(Page),
+    /// Whatever the clipboard holds.
+    Clipboard,
+}
+
+/// A page, with a default wait.
+#[derive(Args, serde::Serialize)]
+pub struct Page {
+    /// Any address.
+    url: String,
+    /// One to sixty seconds, ten when left out.
+    #[arg(min = 1, max = 60, default = 10)]
+    wait: u8,
+}
+
+/// A dashboard by its uid, its number or its address.
+#[derive(Args, serde::Serialize)]
+#[serde(untagged)]
+#[args(untagged)]
+pub enum Target {
+    Uid(#[arg(pattern = "^[a-z]+$", max_chars = 6)] String),
+    Number(#[arg(min = 1, max = 100)] u16),
+    Address {
+        /// Any host.
+        host: String,
+        /// A port, or none.
+        port: Option<u16>,
+    },
+}
+
+/// A small whole number, else any number.
+#[derive(Args, serde::Serialize)]
+#[serde(untagged)]
+#[args(untagged)]
+pub enum Size {
+    Small(#[arg(max = 10)] u8),
+    Any(f64),
+}

@@ -58,6 +58,11 @@ pub fn without_null_fields(schema: &Schema, value: &Value) -> Value {
                 .collect(),
         ),
         (Kind::Nullable(inner), value) => without_null_fields(inner, value),
+        // The parser reads a value by the first branch that takes it, each on its own terms.
+        (Kind::Union(union), value) => match union.branch_of(value) {
+            Some(index) => without_null_fields(&union.branches[index], value),
+            None => value.clone(),
+        },
         _ => value.clone(),
     }
 }
@@ -117,6 +122,11 @@ pub fn expected(schema: &Schema, sent: Option<&Value>, zone: Zone) -> Value {
                 .collect(),
         ),
         (Kind::Nullable(inner), value) => expected(inner, Some(value), zone),
+        // What the first branch that accepts it gives.
+        (Kind::Union(union), value) => match union.branch_of(value) {
+            Some(index) => expected(&union.branches[index], Some(value), zone),
+            None => Value::Null,
+        },
         _ => sent.clone(),
     }
 }

@@ -3,11 +3,12 @@
 //! For each small tool declared in [`declarations`] (between them every argument kind: bounded
 //! and free strings, patterns, choices, booleans, integers of every width, `f64`s and `f32`s,
 //! UUIDs, the typed formats (URIs, dates, date-times kept at their offset or in UTC, email
-//! addresses), lists, tuples, objects nested two deep, maps and free-form JSON; required, optional and
-//! defaulted, at the top and inside objects), proptest generates argument objects, and a real
-//! JSON Schema validator (`jsonschema`, draft 2020-12, with `format` enforced so that `uuid`,
-//! `uri`, `date`, `date-time` and `email` count) run on `toolkit::input_schema(T::SPEC)` must
-//! accept exactly the objects `toolkit::parse::<T>` accepts. When both accept, the values the
+//! addresses), lists, tuples, objects nested two deep, tagged and untagged unions, maps and
+//! free-form JSON; required, optional and defaulted, at the top and inside objects), proptest
+//! generates argument objects, and a real JSON Schema validator (`jsonschema`, draft 2020-12,
+//! with `format` enforced so that `uuid`, `uri`, `date`, `date-time` and `email` count) run on
+//! `toolkit::input_schema(T::SPEC)` must accept exactly the objects `toolkit::parse::<T>`
+//! accepts. When both accept, the values the
 //! tool receives must be the ones sent (or the declared defaults, inside objects too): for a
 //! float, the number sent as the nearest `f64`, or `f32` for an `f32`, compared bit for bit;
 //! for a date-time, the text chrono writes back for it, worked out without chrono
@@ -119,6 +120,11 @@ fn case_conventions_schema_and_parser_agree() {
 #[test]
 fn nulls_schema_and_parser_agree() {
     check_agreement::<Nulls>();
+}
+
+#[test]
+fn unions_schema_and_parser_agree() {
+    check_agreement::<Unions>();
 }
 
 #[test]

@@ -31,6 +31,9 @@ pub struct Tally {
     sites: Vec<Vec<EdgeTally>>,
     /// Per schema in the tree, by id, for those of a format.
     formats: Vec<Option<FormatTally>>,
+    /// Per schema in the tree, by id: whether it lies inside a branch of an `anyOf`, where
+    /// another branch may take the values this one keeps out.
+    shadowed: Vec<bool>,
 }
 
 /// The counts at a schema of a format (which has no edge in the model: every string is as near
@@ -119,6 +122,7 @@ impl Tally {
             args: root.fields().iter().map(|_| ArgTally::default()).collect(),
             sites,
             formats,
+            shadowed: shadowed(root),
         }
     }
 
@@ -259,7 +263,7 @@ impl Tally {
                     _ => true,
                 };
                 assert!(
-                    counts.kept_out >= 1 || !sendable,
+                    counts.kept_out >= 1 || !sendable || self.shadowed[site.id],
                     "{at}: rejected at the first value out{first_out}, for it alone: {}",
                     counts.kept_out
                 );
@@ -325,6 +329,7 @@ fn every_rule_has_an_edge(root: &Schema, schema: &Value) {
                 "uniqueItems" => value == false || has(&Edge::Unique),
                 "pattern" => has(&Edge::Pattern(String::new())),
                 "enum" => has(&Edge::Choice),
+                "const" => has(&Edge::Const),
                 "required" => (value.as_array().into_iter().flatten()).all(|name| {
                     (site.edges.iter())
                         .any(|edge| matches!(edge, Edge::Required(required) if name == required))
@@ -333,7 +338,7 @@ fn every_rule_has_an_edge(root: &Schema, schema: &Value) {
                 // The type is the wrong-type values' business, and the others state no rule.
                 "items" if value == false => bound(keyword),
                 "type" | "format" | "description" | "default" | "properties" | "items"
-                | "prefixItems" | "anyOf" => true,
+                | "prefixItems" | "anyOf" | "oneOf" => true,
                 other => panic!("{}: the tally does not know the keyword {other}", site.path),
             };
             assert!(
@@ -344,6 +349,25 @@ fn every_rule_has_an_edge(root: &Schema, schema: &Value) {
             );
         }
     }
+}
+
+/// Which schemas, by id, lie inside a branch of an `anyOf` (see [`Tally::shadowed`]): a value
+/// one branch keeps out at an edge, a later one may take (`Small(u8)` with `max = 10` before
+/// `Any(f64)`), so that no object is rejected at that edge alone. That the value went to the
+/// right branch the comparison of what the tool received checks instead (`11` is `Any(11.0)`,
+/// never `Small(11)`).
+fn shadowed(root: &Schema) -> Vec<bool> {
+    let mut shadowed = vec![false; root.all().len()];
+    for site in root.all() {
+        if let Kind::Union(union) = &site.kind
+            && !union.exclusive
+        {
+            for inside in union.branches.iter().flat_map(Schema::all) {
+                shadowed[inside.id] = true;
+            }
+        }
+    }
+    shadowed
 }
 
 /// Whom a rejection's violations blame.
@@ -429,6 +453,12 @@ fn crossing(site: &Schema, edge: &Edge, value: &Value, matches: Option<&Validato
                 integral(number).is_some_and(|n| values.iter().any(|v| i128::from(*v) == n));
             both(known, !known)
         }
+        (Edge::Const, Value::String(text)) => {
+            let Kind::Const(value) = &site.kind else {
+                return Crossings::default();
+            };
+            both(text == value, text != value)
+        }
         (Edge::Required(name), Value::Object(object)) => {
             let given = object.get(name).is_some_and(|value| !value.is_null());
             both(given, !given)
@@ -487,6 +517,7 @@ fn without(schema: &Value, site: &Schema, edge: &Edge) -> Value {
         Edge::Unique => keywords.remove("uniqueItems"),
         Edge::Pattern(_) => keywords.remove("pattern"),
         Edge::Choice => keywords.remove("enum"),
+        Edge::Const => keywords.remove("const"),
         Edge::Closed => keywords.remove("additionalProperties"),
         Edge::Required(name) => {
             let names = keywords.get_mut("required").and_then(Value::as_array_mut);

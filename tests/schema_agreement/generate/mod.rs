@@ -61,6 +61,8 @@ pub fn valid(schema: &Schema) -> BoxedStrategy<Value> {
         Kind::Object(properties) => fields_valid(properties).prop_map(Value::Object).boxed(),
         Kind::Any(depth) => others::any_json(*depth),
         Kind::Nullable(inner) => prop_oneof![3 => valid(inner), 1 => Just(Value::Null)].boxed(),
+        Kind::Const(value) => Just(Value::String(value.clone())).boxed(),
+        Kind::Union(union) => one_of(union.branches.iter().map(|b| (1, valid(b))).collect()),
     }
 }
 
@@ -84,6 +86,8 @@ pub fn candidate(schema: &Schema) -> BoxedStrategy<Value> {
         Kind::Object(properties) => object_near(properties),
         Kind::Any(depth) => others::any_json(*depth),
         Kind::Nullable(inner) => prop_oneof![4 => candidate(inner), 1 => Just(Value::Null)].boxed(),
+        Kind::Const(value) => scalars::choice_near(std::slice::from_ref(value)),
+        Kind::Union(union) => one_of(union.branches.iter().map(|b| (1, candidate(b))).collect()),
     };
     let mut choices = vec![(2, valid(schema)), (4, near), (3, wrong_type())];
     // Each edge's first value out, on its own as well: the tallies need each rejected with no
@@ -110,6 +114,14 @@ pub fn first_out(schema: &Schema) -> Option<BoxedStrategy<Value>> {
         Kind::Map(entries) => collections::map_first_out(entries),
         Kind::Object(properties) => object_first_out(properties),
         Kind::Nullable(inner) => first_out(inner),
+        Kind::Const(value) => scalars::choice_first_out(std::slice::from_ref(value)),
+        // A branch's first values out, each branch weighted by its edges.
+        Kind::Union(union) => {
+            let choices: Vec<(u32, BoxedStrategy<Value>)> = (union.branches.iter())
+                .filter_map(|branch| Some((edges_in(branch), first_out(branch)?)))
+                .collect();
+            (!choices.is_empty()).then(|| one_of(choices))
+        }
         Kind::Uuid | Kind::Boolean | Kind::Any(_) => None,
     }
 }

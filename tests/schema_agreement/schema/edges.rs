@@ -105,6 +105,8 @@ pub enum Edge {
     Pattern(String),
     /// `enum`: in, one of its values; out, any other string.
     Choice,
+    /// `const`: in, its string; out, any other string.
+    Const,
     /// One name of `required`: in, an object with it; out, one without it (or with `null`).
     Required(String),
     /// `"additionalProperties": false`: in, an object with every declared name and no other;
@@ -120,6 +122,7 @@ impl Edge {
             Edge::Unique => "uniqueItems".to_owned(),
             Edge::Pattern(pattern) => format!("pattern {pattern}"),
             Edge::Choice => "enum".to_owned(),
+            Edge::Const => "const".to_owned(),
             Edge::Required(name) => format!("required {name}"),
             Edge::Closed => "additionalProperties".to_owned(),
         }
@@ -173,6 +176,7 @@ impl Schema {
                 })
                 .collect(),
             Kind::Choice(_) | Kind::Numbers(_) => vec![Edge::Choice],
+            Kind::Const(_) => vec![Edge::Const],
             Kind::List(list) => {
                 let min = count("minItems", Measure::Items, Side::Lower, list.min_items);
                 let max = count("maxItems", Measure::Items, Side::Upper, list.max_items);
@@ -206,9 +210,12 @@ impl Schema {
                 .map(|property| Edge::Required(property.name.clone()))
                 .chain([Edge::Closed])
                 .collect(),
-            Kind::Uuid | Kind::Format(_) | Kind::Boolean | Kind::Any(_) | Kind::Nullable(_) => {
-                Vec::new()
-            }
+            Kind::Uuid
+            | Kind::Format(_)
+            | Kind::Boolean
+            | Kind::Any(_)
+            | Kind::Nullable(_)
+            | Kind::Union(_) => Vec::new(),
         }
     }
 }

@@ -12,6 +12,7 @@
 mod edges;
 mod read;
 
+use jsonschema::Validator;
 use serde_json::Value;
 use toolkit::ToolSpec;
 
@@ -79,6 +80,40 @@ pub enum Kind {
     /// `"anyOf": [{…}, {"type": "null"}]`: a value of the first schema, or `null`, which for a
     /// field means something else than leaving it out.
     Nullable(Box<Schema>),
+    /// `"type": "string", "const": "…"`: that one string (a tagged union's tag).
+    Const(String),
+    /// `oneOf` or `anyOf` of branches: a value one of them accepts.
+    Union(Union),
+}
+
+/// The branches of a union, and what tells which one a value is of.
+#[derive(Debug)]
+pub struct Union {
+    /// `oneOf` (exactly one branch accepts a value), rather than `anyOf` (at least one).
+    pub exclusive: bool,
+    pub branches: Vec<Schema>,
+    /// Each branch on its own, compiled as the input schema is.
+    pub validators: Vec<Validator>,
+}
+
+impl Union {
+    /// The first branch that accepts `value`, as the validator is given it (see
+    /// [`crate::expect::for_validator`]; each branch reads a declared field's `null` as left out
+    /// on its own terms); `None` when none does.
+    pub fn branch_of(&self, value: &Value) -> Option<usize> {
+        (self.branches.iter().zip(&self.validators)).position(|(branch, validator)| {
+            validator.is_valid(&crate::expect::without_null_fields(branch, value))
+        })
+    }
+
+    /// The branches a value is visited in: the one it is of, or when none accepts it, every
+    /// one (the tally then asks the validator which rule alone kept it out).
+    fn visited(&self, value: &Value) -> Vec<&Schema> {
+        match self.branch_of(value) {
+            Some(index) => vec![&self.branches[index]],
+            None => self.branches.iter().collect(),
+        }
+    }
 }
 
 /// A string format other than `uuid`, as JSON Schema (draft 2020-12) names it.
@@ -201,6 +236,11 @@ impl Schema {
             }
             Kind::Map(entries) => all.extend(entries.values.all()),
             Kind::Nullable(inner) => all.extend(inner.all()),
+            Kind::Union(union) => {
+                for branch in &union.branches {
+                    all.extend(branch.all());
+                }
+            }
             Kind::Object(properties) => {
                 for property in properties {
                     all.extend(property.schema.all());
@@ -232,6 +272,11 @@ impl Schema {
                 }
             }
             (Kind::Nullable(inner), value) if !value.is_null() => inner.visit(value, visit),
+            (Kind::Union(union), value) => {
+                for branch in union.visited(value) {
+                    branch.visit(value, visit);
+                }
+            }
             (Kind::Object(properties), Value::Object(object)) => {
                 for property in properties {
                     if let Some(value) = object.get(&property.name).filter(|v| !v.is_null()) {
@@ -264,6 +309,11 @@ impl Schema {
                 }
             }
             (Kind::Nullable(inner), value) if !value.is_null() => inner.visit_mut(value, visit),
+            (Kind::Union(union), value) => {
+                for branch in union.visited(value) {
+                    branch.visit_mut(value, visit);
+                }
+            }
             (Kind::Object(properties), Value::Object(object)) => {
                 for property in properties {
                     if let Some(value) = object.get_mut(&property.name).filter(|v| !v.is_null()) {

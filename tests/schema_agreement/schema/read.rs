@@ -5,7 +5,9 @@
 use serde_json::{Map, Value};
 
 use super::edges::{Bound, Limit, Measure, Side};
-use super::{Entries, Format, Kind, List, Precision, Property, Schema, Text};
+use super::{Entries, Format, Kind, List, Precision, Property, Schema, Text, Union};
+use crate::check::compile;
+use crate::ecma::word_boundaries_spelt_out;
 use crate::json::integral;
 
 /// Reads the schema `json` found at `pointer` (where values sit at `path`), numbering it and
@@ -15,8 +17,17 @@ pub(super) fn schema_at(json: &Value, pointer: String, path: String, id: &mut us
     *id += 1;
     let keywords =
         (json.as_object()).unwrap_or_else(|| panic!("{path}: a schema is an object, not {json}"));
+    if let Some(branches) = keywords.get("oneOf") {
+        return union_at(keywords, (branches, true), pointer, path, id, this);
+    }
     if let Some(branches) = keywords.get("anyOf") {
-        return nullable_at(keywords, branches, pointer, path, id, this);
+        let null = serde_json::json!({ "type": "null" });
+        return match branches.as_array().map(Vec::as_slice) {
+            Some([_, second]) if second == &null => {
+                nullable_at(keywords, branches, pointer, path, id, this)
+            }
+            _ => union_at(keywords, (branches, false), pointer, path, id, this),
+        };
     }
     let kind_name = (keywords.get("type")).map(|kind| {
         kind.as_str()
@@ -24,6 +35,7 @@ pub(super) fn schema_at(json: &Value, pointer: String, path: String, id: &mut us
     });
     let known: &[&str] = match (kind_name, keywords.contains_key("enum")) {
         (Some("string"), true) => &["enum"],
+        (Some("string"), false) if keywords.contains_key("const") => &["const"],
         (Some("string"), false) => &["format", "minLength", "maxLength", "pattern"],
         (Some("integer"), true) => &["enum"],
         (Some("integer" | "number"), _) => {
@@ -93,6 +105,62 @@ pub(super) fn schema_at(json: &Value, pointer: String, path: String, id: &mut us
     schema
 }
 
+/// `oneOf` (`exclusive`) or `anyOf` of branches, beside nothing but a description, and for a
+/// tagged union `"type": "object"` (every branch an object): a union. Each branch is read as a
+/// schema of its own, at the union's place (`source#0` in messages), and compiled on its own
+/// to tell which branch a value is of.
+fn union_at(
+    keywords: &Map<String, Value>,
+    (branches, exclusive): (&Value, bool),
+    pointer: String,
+    path: String,
+    id: &mut usize,
+    this: usize,
+) -> Schema {
+    let keyword = if exclusive { "oneOf" } else { "anyOf" };
+    if let Some(unknown) =
+        (keywords.keys()).find(|key| ![keyword, "description", "type"].contains(&key.as_str()))
+    {
+        panic!("{path}: this test does not know the keyword {unknown:?} beside {keyword}");
+    }
+    let branches =
+        (branches.as_array()).unwrap_or_else(|| panic!("{path}: {keyword} is {branches}"));
+    if let Some(kind) = keywords.get("type") {
+        assert_eq!(kind, "object", "{path}: a union's type, if any, is object");
+        for branch in branches {
+            assert_eq!(
+                branch["type"], "object",
+                "{path}: a branch of an object union: {branch}"
+            );
+        }
+    }
+    let validators = (branches.iter())
+        .map(|branch| {
+            let mut branch = branch.clone();
+            word_boundaries_spelt_out(&mut branch);
+            compile(&branch, &path)
+        })
+        .collect();
+    let branches = (branches.iter().enumerate())
+        .map(|(index, branch)| {
+            let pointer = format!("{pointer}/{keyword}/{index}");
+            schema_at(branch, pointer, format!("{path}#{index}"), id)
+        })
+        .collect();
+    Schema {
+        id: this,
+        pointer,
+        path,
+        kind: Kind::Union(Union {
+            exclusive,
+            branches,
+            validators,
+        }),
+        default: None,
+        edges: Vec::new(),
+    }
+}
+
 /// `"anyOf": [{…}, {"type": "null"}]` beside nothing but a description: a nullable value.
 fn nullable_at(
     keywords: &Map<String, Value>,
@@ -135,8 +203,12 @@ fn count(keywords: &Map<String, Value>, key: &str, path: &str) -> Option<u64> {
     })
 }
 
-/// A string, a UUID or another format, or a choice.
+/// A string, a UUID or another format, a choice, or one string alone.
 fn read_string(keywords: &Map<String, Value>, path: &str) -> Kind {
+    if let Some(value) = keywords.get("const") {
+        let value = (value.as_str()).unwrap_or_else(|| panic!("{path}: const is {value}"));
+        return Kind::Const(value.to_owned());
+    }
     if let Some(values) = keywords.get("enum") {
         let values = (values.as_array())
             .unwrap_or_else(|| panic!("{path}: enum is {values}"))
