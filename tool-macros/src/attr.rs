@@ -44,6 +44,35 @@ fn fill<T: Parse>(
     Ok(())
 }
 
+/// A key that takes no value (`untagged`, `flatten`) in `#[attr(...)]`; one written with a
+/// value is reported.
+fn flag(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta,
+    key: Ident,
+    attr: &str,
+    slot: &mut Slot<()>,
+) -> syn::Result<()> {
+    slot.mark_written();
+    if meta.input.peek(Token![=]) {
+        let tokens = value_tokens(meta)?;
+        cx.error_spanned_by(
+            &tokens,
+            format!("`{key}` takes no value: write `#[{attr}({key})]`"),
+        );
+    }
+    slot.set(
+        cx,
+        attr,
+        Setting {
+            key,
+            tokens: TokenStream::new(),
+            value: (),
+        },
+    );
+    Ok(())
+}
+
 /// Parses `= value` as a `T`. A missing or malformed value is reported (with `example` as the
 /// fix) and skipped, so parsing goes on with the next key.
 fn value<T: Parse>(

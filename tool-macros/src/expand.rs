@@ -118,7 +118,12 @@ pub fn read_fields(args: &[Arg]) -> Vec<TokenStream> {
         .map(|(index, arg)| {
             let (field, ty) = (arg.ident, arg.ty);
             let read = quote_spanned!(ty.span()=> <#ty as ::toolkit::Arg>::read);
-            if arg.nullable {
+            if arg.flatten {
+                quote_spanned!(ty.span()=> let #field = __toolkit_fields.flattened(
+                    #index,
+                    <#ty as ::toolkit::__private::Flatten>::from_entries,
+                );)
+            } else if arg.nullable {
                 quote_spanned!(ty.span()=> let #field = __toolkit_fields.nullable(#index, #read);)
             } else if arg.optional {
                 quote_spanned!(ty.span()=> let #field = __toolkit_fields.optional(#index, #read);)
@@ -139,6 +144,10 @@ pub fn arg_spec(arg: &Arg) -> TokenStream {
     let ignored_with = option(arg.ignored_with.map(|index| quote!(#index)));
     let nullable = arg.nullable;
     let ty = arg.ty;
+    let flatten = option(
+        arg.flatten
+            .then(|| quote_spanned!(ty.span()=> <#ty as ::toolkit::__private::Flatten>::others)),
+    );
     let schema = quote_spanned!(ty.span()=> <#ty as ::toolkit::Arg>::schema);
     let rules = rules_spec(&arg.rules);
     let presence = match &arg.presence {
@@ -176,6 +185,7 @@ pub fn arg_spec(arg: &Arg) -> TokenStream {
             message: #message,
             ignored_with: #ignored_with,
             nullable: #nullable,
+            flatten: #flatten,
         }
     }
 }

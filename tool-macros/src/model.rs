@@ -55,6 +55,8 @@ pub struct Arg<'a> {
     pub presence: Presence,
     pub message: Option<String>,
     pub ignored_with: Option<usize>,
+    /// Whether the field takes the names the object does not declare (`#[arg(flatten)]`).
+    pub flatten: bool,
     /// The entity `exists = …` names, and where the key was written.
     pub exists: Option<(syn::Path, proc_macro2::Span)>,
 }

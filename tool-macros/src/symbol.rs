@@ -53,6 +53,7 @@ pub const REQUIRED_UNLESS: &str = "required_unless";
 pub const IGNORED_WITH: &str = "ignored_with";
 pub const RENAME: &str = "rename";
 pub const EACH: &str = "each";
+pub const FLATTEN: &str = "flatten";
 
 // #[args(...)]
 pub const TAG: &str = "tag";
@@ -68,4 +69,5 @@ pub const ARG_KEYS: &[&str] = &[
     IGNORED_WITH,
     RENAME,
     EACH,
+    FLATTEN,
 ];

@@ -13,7 +13,7 @@ mod float;
 mod integer;
 mod json;
 mod list;
-mod map;
+pub(crate) mod map;
 pub(crate) mod object;
 mod string;
 mod tuple;

@@ -228,6 +228,7 @@ pub mod __private {
     pub use serde_json::{Map as JsonMap, Value as JsonValue};
 
     pub use crate::arg::choice::{read as choice_read, schema as choice_schema};
+    pub use crate::arg::map::Flatten;
     pub use crate::arg::object::deepest;
     pub use crate::arg::union::{read_tagged, read_untagged, schema as union_schema};
     pub use crate::arg::{Arg, Branch, Rules, Shape, Union};

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use crate::arg::{Reading, Rules, json_type};
+use crate::arg::{Arg, Reading, Rules, json_type};
 use crate::error::join_or;
 use crate::{ArgSpec, Presence, ToolError, Violations};
 
@@ -159,6 +159,47 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// The map of an `#[arg(flatten)]` field at `index`: every name the object does not
+    /// declare, each value read as the map's values with the rules of `each(...)`, and
+    /// reported under its name (`edits[1].color`). `None` when one broke a rule (reported).
+    pub fn flattened<T: Arg, M>(
+        &mut self,
+        index: usize,
+        from_entries: fn(Vec<(String, T)>) -> M,
+    ) -> Option<M> {
+        let arg = self.arg(index);
+        let each = arg.rules.each();
+        let (args, tag) = (self.args, self.tag);
+        let mut entries = Vec::new();
+        let (mut reported, mut unreported) = (0, 0);
+        for (name, value) in self.arguments {
+            if tag == Some(name.as_str()) || args.iter().any(|arg| arg.name == name.as_str()) {
+                continue;
+            }
+            let place = match &self.path {
+                None => echo_name(name),
+                Some(path) => format!("{path}.{}", echo_name(name)),
+            };
+            let mut quiet = Violations::default();
+            let mut at = if reported < MAX_LISTED_UNKNOWN_NAMES {
+                Reading::new(place, false, None, self.violations)
+            } else {
+                Reading::quiet(&mut quiet)
+            };
+            match T::read(value, each, &mut at) {
+                Some(read) => entries.push((name.clone(), read)),
+                None if reported < MAX_LISTED_UNKNOWN_NAMES => reported += 1,
+                None => unreported += 1,
+            }
+        }
+        if unreported > 0 {
+            let place = self.path.clone().unwrap_or_default();
+            let sentence = format!("{} more values break their rules.", thousands(unreported));
+            self.violations.push(place, sentence);
+        }
+        (reported == 0 && unreported == 0).then(|| from_entries(entries))
+    }
+
     /// The declared argument at `index`. Generated code asks only for the indexes of the list
     /// it declared, so the index is always in range.
     fn arg(&self, index: usize) -> &'static ArgSpec {
@@ -213,6 +254,10 @@ impl<'a> Fields<'a> {
     /// Reports each undeclared name, under its path inside an object.
     fn report_unknown_names(&mut self) {
         let args = self.args;
+        if args.iter().any(|arg| arg.flatten.is_some()) {
+            // Every other name is an entry of the flattened map.
+            return;
+        }
         let nested = self.path.is_some();
         let tag = self.tag;
         let mut unknown = self.arguments.keys().filter(|name| {

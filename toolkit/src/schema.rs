@@ -17,8 +17,8 @@ pub fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
 }
 
 /// The schema of an object with the fields `args` (a tool's arguments, or a
-/// `#[derive(Args)]` struct's fields): each field's property, the required ones listed, no
-/// other names allowed.
+/// `#[derive(Args)]` struct's fields): each field's property, the required ones listed, and no
+/// other names allowed, or for a field with `#[arg(flatten)]` other names with its values.
 pub fn object_schema(args: &[ArgSpec], schema: &mut Map<String, Value>) {
     tagged_object_schema(args, None, schema);
 }
@@ -36,7 +36,18 @@ pub(crate) fn tagged_object_schema(
         properties.insert(tag.into(), json!({ "type": "string", "const": name }));
         required.push(json!(tag));
     }
+    let mut others = json!(false);
     for arg in args {
+        if let Some(flattened) = arg.flatten {
+            others = flattened(&arg.rules);
+            // Said of the values, where they have a schema of their own (not `true`).
+            if let Value::Object(values) = &mut others
+                && let Some(description) = description(values, arg.description)
+            {
+                values.insert("description".into(), json!(description));
+            }
+            continue;
+        }
         let mut property = Map::new();
         (arg.schema)(&mut property, &arg.rules);
         match arg.presence {
@@ -63,7 +74,7 @@ pub(crate) fn tagged_object_schema(
     if !required.is_empty() {
         schema.insert("required".into(), Value::Array(required));
     }
-    schema.insert("additionalProperties".into(), json!(false));
+    schema.insert("additionalProperties".into(), others);
 }
 
 /// Takes the description a type wrote into `schema` (a `Choice`'s values) and puts `own`, the

@@ -81,6 +81,9 @@ pub struct ArgSpec {
     /// Whether `null` is a value of its own (an `Option<Option<T>>` field: `Some(None)`),
     /// rather than the argument left out. Published as `anyOf` of the type and `null`.
     pub nullable: bool,
+    /// For a map that takes every name the object does not declare (`#[arg(flatten)]`): the
+    /// object's `additionalProperties`, which it is published as rather than as a property.
+    pub flatten: Option<fn(&Rules) -> Value>,
 }
 
 impl ArgSpec {

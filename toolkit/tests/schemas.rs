@@ -1,7 +1,8 @@
 //! Snapshots of the input schema of every kind of argument: numbers and their bounds, a choice,
 //! lists with element rules, tuples, a nullable number, an integer choice, an object nested in
-//! a list and in an object, maps, a pattern, the typed formats, free-form JSON, and tagged and
-//! untagged unions. A change to what a client is told shows up in review.
+//! a list and in an object, maps, a pattern, the typed formats, free-form JSON, tagged and
+//! untagged unions, and other names taken by a flattened map. A change to what a client is
+//! told shows up in review.
 
 use std::collections::BTreeMap;
 
@@ -119,6 +120,9 @@ pub struct Kinds {
     /// What to draw.
     shape: Shape,
     dashboard: Option<Dashboard>,
+    /// Any other name, with a short text.
+    #[arg(flatten, each(max_chars = 20))]
+    others: BTreeMap<String, String>,
 }
 
 #[test]

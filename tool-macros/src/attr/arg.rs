@@ -5,7 +5,7 @@ use proc_macro2::{TokenStream, TokenTree};
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Ident, LitStr, Token};
 
-use super::{arg_aliases, arg_keys, fill, skip_group, skip_unknown, value, value_tokens};
+use super::{arg_aliases, arg_keys, fill, flag, skip_group, skip_unknown, value, value_tokens};
 use crate::ctxt::Ctxt;
 use crate::rule;
 use crate::setting::{Literal, RuleSettings, Setting, Slot, report_duplicate};
@@ -23,6 +23,8 @@ pub struct ArgAttrs {
     pub required_unless: Slot<Ident>,
     pub ignored_with: Slot<Ident>,
     pub rename: Slot<LitStr>,
+    /// `flatten`: the field takes every name the object does not declare.
+    pub flatten: Slot<()>,
 }
 
 pub fn parse_arg_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgAttrs {
@@ -74,6 +76,8 @@ pub fn parse_arg_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgAttrs {
                     ARG,
                     &mut out.rename,
                 )?,
+                // #[arg(flatten)]
+                FLATTEN => flag(cx, &meta, key, ARG, &mut out.flatten)?,
                 // #[arg(min = 0)], #[arg(max_chars = 100)], #[arg(each(max_chars = 50))]
                 _ => rule_setting(cx, &meta, key, &mut out.rules)?,
             }

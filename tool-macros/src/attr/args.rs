@@ -2,13 +2,11 @@
 //! struct or enum, and on an enum's variants, parsed into [`ArgsAttrs`]. Which keys make
 //! sense where is the derive's to say.
 
-use proc_macro2::TokenStream;
-use syn::meta::ParseNestedMeta;
-use syn::{Attribute, Ident, LitStr, Token};
+use syn::{Attribute, LitStr};
 
-use super::{fill, skip_unknown, value_tokens};
+use super::{fill, flag, skip_unknown};
 use crate::ctxt::Ctxt;
-use crate::setting::{Setting, Slot};
+use crate::setting::Slot;
 use crate::symbol::*;
 
 /// What `#[args(...)]` said.
@@ -56,7 +54,7 @@ pub fn parse_args_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgsAttrs {
                 // #[args(tag = "type")]
                 TAG => fill(cx, &meta, key, "tag = \"type\"", ARGS, &mut out.tag)?,
                 // #[args(untagged)]
-                UNTAGGED => flag(cx, &meta, key, &mut out.untagged)?,
+                UNTAGGED => flag(cx, &meta, key, ARGS, &mut out.untagged)?,
                 // #[args(rename = "url")]
                 RENAME => fill(cx, &meta, key, "rename = \"name\"", ARGS, &mut out.rename)?,
                 _ => {
@@ -70,26 +68,4 @@ pub fn parse_args_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgsAttrs {
         }
     }
     out
-}
-
-/// A key that takes no value (`untagged`); one written with a value is reported.
-fn flag(cx: &mut Ctxt, meta: &ParseNestedMeta, key: Ident, slot: &mut Slot<()>) -> syn::Result<()> {
-    slot.mark_written();
-    if meta.input.peek(Token![=]) {
-        let tokens = value_tokens(meta)?;
-        cx.error_spanned_by(
-            &tokens,
-            format!("`{key}` takes no value: write `#[args({key})]`"),
-        );
-    }
-    slot.set(
-        cx,
-        ARGS,
-        Setting {
-            key,
-            tokens: TokenStream::new(),
-            value: (),
-        },
-    );
-    Ok(())
 }

@@ -39,10 +39,12 @@ pub fn check_args<'a>(cx: &mut Ctxt, fields: &[Field<'a>], case: Option<Case>) -
         .iter()
         .filter_map(|field| check_arg(cx, fields, field, case))
         .collect();
+    check_flattened(cx, fields);
     for (index, arg) in args.iter().enumerate() {
-        if args[..index]
-            .iter()
-            .any(|earlier| earlier.wire_name == arg.wire_name)
+        if !arg.flatten
+            && args[..index]
+                .iter()
+                .any(|earlier| !earlier.flatten && earlier.wire_name == arg.wire_name)
         {
             cx.error_spanned_by(
                 arg.ident,
@@ -75,7 +77,12 @@ fn check_arg<'a>(
     let required_unless = other_field(cx, fields, field, attrs.required_unless.get());
     let ignored_with = other_field(cx, fields, field, attrs.ignored_with.get());
     check_conditions(cx, fields, field, arg_type, required_unless, ignored_with);
-    let presence = check_presence(cx, field, arg_type, &rules.own, required_unless);
+    let flatten = attrs.flatten.get().is_some();
+    let presence = if flatten {
+        Presence::Optional
+    } else {
+        check_presence(cx, field, arg_type, &rules.own, required_unless)
+    };
     let message = check_message(cx, field);
     Some(Arg {
         ident: field.ident,
@@ -88,11 +95,74 @@ fn check_arg<'a>(
         presence,
         message,
         ignored_with,
+        flatten,
         exists: attrs
             .exists
             .get()
             .map(|setting| (setting.value.clone(), setting.key.span())),
     })
+}
+
+/// `#[arg(flatten)]` on one field at most, a map that is never left out, with no setting but
+/// the rules of `each(...)`: the map has no name, no presence and no value of its own.
+fn check_flattened(cx: &mut Ctxt, fields: &[Field]) {
+    let mut flattened = fields
+        .iter()
+        .filter_map(|field| Some((field, field.attrs.flatten.get()?)));
+    let Some((first, _)) = flattened.next() else {
+        return;
+    };
+    for (_, setting) in flattened {
+        cx.error_spanned_by(
+            &setting.key,
+            format!(
+                "`{}` already takes the names the object does not declare: one field at most is \
+                 `flatten`",
+                first.ident
+            ),
+        );
+    }
+    for field in fields
+        .iter()
+        .filter(|field| field.attrs.flatten.get().is_some())
+    {
+        let attrs = &field.attrs;
+        if let Some(arg_type) = field.arg_type.filter(|arg_type| arg_type.optional) {
+            cx.error_spanned_by(
+                arg_type.ty,
+                "a flattened map is empty when no other name is sent, never left out: declare \
+                 it as the map itself, not an `Option`",
+            );
+        }
+        let keys = [
+            attrs.default.get().map(|setting| &setting.key),
+            attrs.message.get().map(|setting| &setting.key),
+            attrs.exists.get().map(|setting| &setting.key),
+            attrs.required_unless.get().map(|setting| &setting.key),
+            attrs.ignored_with.get().map(|setting| &setting.key),
+            attrs.rename.get().map(|setting| &setting.key),
+        ];
+        for key in keys.into_iter().flatten() {
+            cx.error_spanned_by(
+                key,
+                format!(
+                    "a flattened map has no name or presence of its own, so `{key}` means \
+                     nothing on it: its entries are the names the object does not declare"
+                ),
+            );
+        }
+        for setting in &attrs.rules.written {
+            cx.error_spanned_by(
+                &setting.key,
+                format!(
+                    "`{}` on a flattened map would count or bound the whole object, declared \
+                     names too, which no schema keyword states: rules for each value go in \
+                     `each(...)`",
+                    setting.key
+                ),
+            );
+        }
+    }
 }
 
 /// Each rule's check of what it reads, for the value and, in `each(...)`, for its elements.

@@ -1,7 +1,8 @@
 //! Maps: `BTreeMap<String, T>` and `HashMap<String, T>`, a JSON object with any keys whose
 //! values are each read as `T` with the rules of `each(...)`, and reported under their key
 //! (`headers["Accept"]`). Published as `"type": "object"` with the value's schema as
-//! `additionalProperties`.
+//! `additionalProperties`. With `#[arg(flatten)]` a map takes the names an object does not
+//! declare beside its fields ([`Flatten`]).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -18,6 +19,14 @@ macro_rules! maps {
 
         impl<T: Arg> Entries for $map<String, T> {}
 
+        impl<T: Arg> Flatten for $map<String, T> {
+            type Value = T;
+
+            fn from_entries(entries: Vec<(String, T)>) -> Self {
+                entries.into_iter().collect()
+            }
+        }
+
         impl<T: Arg> Arg for $map<String, T> {
             const NESTING: usize = T::NESTING;
 
@@ -33,6 +42,32 @@ macro_rules! maps {
 }
 
 maps!(BTreeMap, HashMap);
+
+/// A map that `#[arg(flatten)]` fills with the names an object does not declare.
+#[diagnostic::on_unimplemented(
+    message = "`#[arg(flatten)]` needs a map from `String`, not `{Self}`",
+    label = "not a `BTreeMap<String, T>` or `HashMap<String, T>`",
+    note = "the names an object does not declare go into a `BTreeMap<String, T>` or a \
+            `HashMap<String, T>`, each value a `T`"
+)]
+pub trait Flatten: Arg {
+    /// The type of each value.
+    type Value: Arg;
+
+    /// The map holding `entries`.
+    fn from_entries(entries: Vec<(String, Self::Value)>) -> Self;
+
+    /// The `additionalProperties` of the object whose other names go into the map: each
+    /// value's schema, or `true` for any JSON value.
+    fn others(rules: &Rules) -> Value {
+        let mut values = Map::new();
+        Self::Value::schema(&mut values, rules.each());
+        if values.keys().all(|key| key == "description") {
+            return Value::Bool(true);
+        }
+        Value::Object(values)
+    }
+}
 
 fn map_schema<T: Arg>(schema: &mut Map<String, Value>, rules: &Rules) {
     schema.insert("type".into(), json!("object"));
