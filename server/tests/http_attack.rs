@@ -82,8 +82,10 @@ async fn sockets_held_open_by_an_attacker_keep_no_one_waiting() {
     while attackers.join_next().await.is_some() {}
     for (what, mut latencies) in [("GET /healthz", health), ("a tool call", calls)] {
         latencies.sort();
+        // Enough for a median. A dropped first SYN costs a sampler a second or three of the
+        // attack's four (see below), so on a loaded machine it gets fewer than on a quiet one.
         assert!(
-            latencies.len() >= 20,
+            latencies.len() >= 10,
             "{what}: only {} answers",
             latencies.len()
         );
