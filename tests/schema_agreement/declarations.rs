@@ -636,3 +636,34 @@ pub enum Size {
     Small(#[arg(max = 10)] u8),
     Any(f64),
 }
+
+/// Open objects: the tool's own other names into a map of short strings, and an object whose
+/// other names take any JSON value beside a bounded title. serde's `flatten` writes what the
+/// tool receives.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "open", title = "Open", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Open {
+    /// A page, or none.
+    page: Option<Properties>,
+    /// One to ten, one when left out.
+    #[arg(min = 1, max = 10, default = 1)]
+    copies: u8,
+    /// Any other name, with one to four characters.
+    #[arg(flatten, each(min_chars = 1, max_chars = 4))]
+    #[serde(flatten)]
+    labels: BTreeMap<String, String>,
+}
+
+/// A page's properties: a title, and any others.
+#[derive(Args, serde::Serialize)]
+pub struct Properties {
+    /// One to eight characters.
+    #[arg(min_chars = 1, max_chars = 8)]
+    title: String,
+    /// Any other name, with any value.
+    #[arg(flatten)]
+    #[serde(flatten)]
+    others: HashMap<String, serde_json::Value>,
+}

@@ -26,11 +26,15 @@ pub fn for_validator(root: &Schema, arguments: &Value) -> Value {
 /// just invalid values.
 pub fn without_null_fields(schema: &Schema, value: &Value) -> Value {
     match (&schema.kind, value) {
-        (Kind::Object(properties), Value::Object(object)) => Value::Object(
+        (Kind::Object(properties, others), Value::Object(object)) => Value::Object(
             (object.iter())
                 .filter_map(|(name, value)| {
                     let Some(property) = properties.iter().find(|p| &p.name == name) else {
-                        return Some((name.clone(), value.clone()));
+                        let value = match others {
+                            Some(others) => without_null_fields(others, value),
+                            None => value.clone(),
+                        };
+                        return Some((name.clone(), value));
                     };
                     // A nullable field's `null` is a value of its own, which the schema states.
                     let nullable = matches!(property.schema.kind, Kind::Nullable(_));
@@ -109,8 +113,9 @@ pub fn expected(schema: &Schema, sent: Option<&Value>, zone: Zone) -> Value {
         ),
         // A nullable field left out is left out of what the tool serialises too
         // (`skip_serializing_if`), where `null` is serialised as `null`.
-        (Kind::Object(properties), Value::Object(object)) => Value::Object(
-            (properties.iter())
+        // Any other name, in an open object, is an entry of the tool's flattened map.
+        (Kind::Object(properties, others), Value::Object(object)) => {
+            let declared = (properties.iter())
                 .filter(|property| {
                     !matches!(property.schema.kind, Kind::Nullable(_))
                         || object.contains_key(&property.name)
@@ -118,9 +123,14 @@ pub fn expected(schema: &Schema, sent: Option<&Value>, zone: Zone) -> Value {
                 .map(|property| {
                     let value = expected(&property.schema, object.get(&property.name), zone);
                     (property.name.clone(), value)
-                })
-                .collect(),
-        ),
+                });
+            let others = (object.iter())
+                .filter(|(name, _)| !properties.iter().any(|property| &property.name == *name))
+                .filter_map(|(name, value)| {
+                    Some((name.clone(), expected(others.as_ref()?, Some(value), zone)))
+                });
+            Value::Object(declared.chain(others).collect())
+        }
         (Kind::Nullable(inner), value) => expected(inner, Some(value), zone),
         // What the first branch that accepts it gives.
         (Kind::Union(union), value) => match union.branch_of(value) {

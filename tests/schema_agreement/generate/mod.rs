@@ -39,7 +39,11 @@ pub fn arguments(root: &Schema) -> BoxedStrategy<Object> {
         3 => Just(2usize),
         2 => Just(3usize),
     ];
-    changed(root.fields(), changes.boxed())
+    let extra = match &root.kind {
+        Kind::Object(_, extra) => extra.as_deref(),
+        _ => None,
+    };
+    changed(root.fields(), extra, changes.boxed())
 }
 
 /// A value `schema` must accept, often exactly at an edge.
@@ -58,7 +62,7 @@ pub fn valid(schema: &Schema) -> BoxedStrategy<Value> {
         Kind::List(list) => collections::list_valid(list),
         Kind::Tuple(elements) => collections::tuple_valid(elements),
         Kind::Map(entries) => collections::map_valid(entries),
-        Kind::Object(properties) => fields_valid(properties).prop_map(Value::Object).boxed(),
+        Kind::Object(properties, extra) => object_valid(properties, extra.as_deref()),
         Kind::Any(depth) => others::any_json(*depth),
         Kind::Nullable(inner) => prop_oneof![3 => valid(inner), 1 => Just(Value::Null)].boxed(),
         Kind::Const(value) => Just(Value::String(value.clone())).boxed(),
@@ -83,7 +87,7 @@ pub fn candidate(schema: &Schema) -> BoxedStrategy<Value> {
         Kind::List(list) => collections::list_near(list),
         Kind::Tuple(elements) => collections::tuple_near(elements),
         Kind::Map(entries) => collections::map_near(entries),
-        Kind::Object(properties) => object_near(properties),
+        Kind::Object(properties, extra) => object_near(properties, extra.as_deref()),
         Kind::Any(depth) => others::any_json(*depth),
         Kind::Nullable(inner) => prop_oneof![4 => candidate(inner), 1 => Just(Value::Null)].boxed(),
         Kind::Const(value) => scalars::choice_near(std::slice::from_ref(value)),
@@ -112,7 +116,7 @@ pub fn first_out(schema: &Schema) -> Option<BoxedStrategy<Value>> {
         Kind::List(list) => collections::list_first_out(list),
         Kind::Tuple(elements) => collections::tuple_first_out(elements),
         Kind::Map(entries) => collections::map_first_out(entries),
-        Kind::Object(properties) => object_first_out(properties),
+        Kind::Object(properties, extra) => object_first_out(properties, extra.as_deref()),
         Kind::Nullable(inner) => first_out(inner),
         Kind::Const(value) => scalars::choice_first_out(std::slice::from_ref(value)),
         // A branch's first values out, each branch weighted by its edges.
@@ -220,12 +224,40 @@ fn fields_valid(properties: &[Property]) -> BoxedStrategy<Object> {
         .boxed()
 }
 
+/// A valid object with these fields, and in an open object zero to two other names whose
+/// values `extra` accepts.
+fn with_extra(properties: &[Property], extra: Option<&Schema>) -> BoxedStrategy<Object> {
+    let Some(extra) = extra else {
+        return fields_valid(properties);
+    };
+    let entries = vec((others::unknown_name(properties), valid(extra)), 0..=2);
+    (fields_valid(properties), entries)
+        .prop_map(|(mut object, entries)| {
+            for (name, value) in entries {
+                object.entry(name).or_insert(value);
+            }
+            object
+        })
+        .boxed()
+}
+
+/// A valid object, closed or open.
+fn object_valid(properties: &[Property], extra: Option<&Schema>) -> BoxedStrategy<Value> {
+    with_extra(properties, extra)
+        .prop_map(Value::Object)
+        .boxed()
+}
+
 /// A valid object with these fields, then `count` changes.
-fn changed(properties: &[Property], count: BoxedStrategy<usize>) -> BoxedStrategy<Object> {
-    let change = change(properties);
+fn changed(
+    properties: &[Property],
+    extra: Option<&Schema>,
+    count: BoxedStrategy<usize>,
+) -> BoxedStrategy<Object> {
+    let change = change(properties, extra);
     let changes = count.prop_flat_map(move |count| vec(change.clone(), count));
     let names = names(properties);
-    (fields_valid(properties), changes)
+    (with_extra(properties, extra), changes)
         .prop_map(move |(mut object, changes)| {
             for change in changes {
                 change.apply(&names, &mut object);
@@ -236,9 +268,10 @@ fn changed(properties: &[Property], count: BoxedStrategy<usize>) -> BoxedStrateg
 }
 
 /// A change to one of these fields (a candidate, and more often the more edges it has, a value
-/// just past one of them), or an undeclared name; the more fields, the more often an undeclared
-/// name, so that some objects have only that wrong.
-fn change(properties: &[Property]) -> BoxedStrategy<Change> {
+/// just past one of them), or an undeclared name (in an open object, often with a candidate of
+/// the schema of other names); the more fields, the more often an undeclared name, so that some
+/// objects have only that wrong.
+fn change(properties: &[Property], extra: Option<&Schema>) -> BoxedStrategy<Change> {
     let mut choices: Vec<(u32, BoxedStrategy<Change>)> = Vec::new();
     for (index, property) in properties.iter().enumerate() {
         let set = candidate(&property.schema).prop_map(move |value| Change::Set(index, value));
@@ -250,7 +283,7 @@ fn change(properties: &[Property]) -> BoxedStrategy<Change> {
         choices.push((1, Just(Change::Remove(index)).boxed()));
         choices.push((1, Just(Change::Null(index)).boxed()));
     }
-    let unknown = (others::unknown_name(properties), others::unknown_value())
+    let unknown = (others::unknown_name(properties), other_value(extra))
         .prop_map(|(name, value)| Change::Unknown(name, value))
         .boxed();
     let unknown_weight = u32::try_from(properties.len()).unwrap_or(1).max(1) * 2;
@@ -258,11 +291,20 @@ fn change(properties: &[Property]) -> BoxedStrategy<Change> {
     one_of(choices)
 }
 
+/// The value of an undeclared name: of a wrong type or `null`, or in an open object often a
+/// candidate of the schema of other names.
+fn other_value(extra: Option<&Schema>) -> BoxedStrategy<Value> {
+    match extra {
+        Some(extra) => prop_oneof![1 => others::unknown_value(), 3 => candidate(extra)].boxed(),
+        None => others::unknown_value(),
+    }
+}
+
 /// An object inside an argument, changed once or twice, or empty.
-fn object_near(properties: &[Property]) -> BoxedStrategy<Value> {
+fn object_near(properties: &[Property], extra: Option<&Schema>) -> BoxedStrategy<Value> {
     let count = prop_oneof![3 => Just(1usize), 1 => Just(2usize)].boxed();
     prop_oneof![
-        8 => changed(properties, count),
+        8 => changed(properties, extra, count),
         1 => Just(Object::new()),
     ]
     .prop_map(Value::Object)
@@ -270,8 +312,11 @@ fn object_near(properties: &[Property]) -> BoxedStrategy<Value> {
 }
 
 /// A valid object but for one thing: a field just past one of its edges, a required field left
-/// out or `null`, or an undeclared name.
-fn object_first_out(properties: &[Property]) -> Option<BoxedStrategy<Value>> {
+/// out or `null`, or an undeclared name (in an open object, with a value its schema refuses).
+fn object_first_out(
+    properties: &[Property],
+    extra: Option<&Schema>,
+) -> Option<BoxedStrategy<Value>> {
     let mut changes: Vec<(u32, BoxedStrategy<Change>)> = Vec::new();
     for (index, property) in properties.iter().enumerate() {
         if let Some(first_out) = first_out(&property.schema) {
@@ -283,12 +328,16 @@ fn object_first_out(properties: &[Property]) -> Option<BoxedStrategy<Value>> {
             changes.push((1, gone.boxed()));
         }
     }
-    let unknown = (others::unknown_name(properties), others::unknown_value())
+    let refused = match extra.and_then(first_out) {
+        Some(first_out) => prop_oneof![others::unknown_value(), first_out].boxed(),
+        None => others::unknown_value(),
+    };
+    let unknown = (others::unknown_name(properties), refused)
         .prop_map(|(name, value)| Change::Unknown(name, value));
     changes.push((1, unknown.boxed()));
     let names = names(properties);
     let object =
-        (fields_valid(properties), one_of(changes)).prop_map(move |(mut object, change)| {
+        (with_extra(properties, extra), one_of(changes)).prop_map(move |(mut object, change)| {
             change.apply(&names, &mut object);
             Value::Object(object)
         });

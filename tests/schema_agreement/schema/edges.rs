@@ -205,10 +205,10 @@ impl Schema {
                 );
                 min.into_iter().chain(max).collect()
             }
-            Kind::Object(properties) => (properties.iter())
+            Kind::Object(properties, others) => (properties.iter())
                 .filter(|property| property.required)
                 .map(|property| Edge::Required(property.name.clone()))
-                .chain([Edge::Closed])
+                .chain(others.is_none().then_some(Edge::Closed))
                 .collect(),
             Kind::Uuid
             | Kind::Format(_)

@@ -70,8 +70,9 @@ pub enum Kind {
     /// `"type": "array"` with `prefixItems`, `"items": false` and `minItems` the length: exactly
     /// these elements, in order.
     Tuple(Vec<Schema>),
-    /// `"type": "object"` with `properties` and `"additionalProperties": false`.
-    Object(Vec<Property>),
+    /// `"type": "object"` with `properties`, and `"additionalProperties": false`, or the schema
+    /// of any other name's value (`true`: any JSON value).
+    Object(Vec<Property>, Option<Box<Schema>>),
     /// `"type": "object"` whose `additionalProperties` is a schema: any keys.
     Map(Entries),
     /// No type: any JSON value, nested at most this many arrays and objects deep, as its
@@ -209,7 +210,7 @@ impl Schema {
         let schema = Value::Object(toolkit::input_schema(spec));
         let root = read::schema_at(&schema, String::new(), String::new(), &mut 0);
         assert!(
-            matches!(root.kind, Kind::Object(_)),
+            matches!(root.kind, Kind::Object(..)),
             "{}: the input schema is not an object with properties",
             spec.name
         );
@@ -219,7 +220,7 @@ impl Schema {
     /// The fields of an object, the tool's arguments for the root; none for another kind.
     pub fn fields(&self) -> &[Property] {
         match &self.kind {
-            Kind::Object(properties) => properties,
+            Kind::Object(properties, _) => properties,
             _ => &[],
         }
     }
@@ -241,9 +242,12 @@ impl Schema {
                     all.extend(branch.all());
                 }
             }
-            Kind::Object(properties) => {
+            Kind::Object(properties, others) => {
                 for property in properties {
                     all.extend(property.schema.all());
+                }
+                if let Some(others) = others {
+                    all.extend(others.all());
                 }
             }
             _ => {}
@@ -277,10 +281,17 @@ impl Schema {
                     branch.visit(value, visit);
                 }
             }
-            (Kind::Object(properties), Value::Object(object)) => {
+            (Kind::Object(properties, others), Value::Object(object)) => {
                 for property in properties {
                     if let Some(value) = object.get(&property.name).filter(|v| !v.is_null()) {
                         property.schema.visit(value, visit);
+                    }
+                }
+                if let Some(others) = others {
+                    for (name, value) in object {
+                        if !properties.iter().any(|property| &property.name == name) {
+                            others.visit(value, visit);
+                        }
                     }
                 }
             }
@@ -314,10 +325,17 @@ impl Schema {
                     branch.visit_mut(value, visit);
                 }
             }
-            (Kind::Object(properties), Value::Object(object)) => {
+            (Kind::Object(properties, others), Value::Object(object)) => {
                 for property in properties {
                     if let Some(value) = object.get_mut(&property.name).filter(|v| !v.is_null()) {
                         property.schema.visit_mut(value, visit);
+                    }
+                }
+                if let Some(others) = others {
+                    for (name, value) in object.iter_mut() {
+                        if !properties.iter().any(|property| &property.name == name) {
+                            others.visit_mut(value, visit);
+                        }
                     }
                 }
             }

@@ -335,7 +335,7 @@ fn read_tuple(keywords: &Map<String, Value>, pointer: &str, path: &str, id: &mut
 /// `additionalProperties`, and no declared fields).
 fn read_object(keywords: &Map<String, Value>, pointer: &str, path: &str, id: &mut usize) -> Kind {
     match keywords.get("additionalProperties") {
-        Some(Value::Bool(false)) => {
+        Some(others) if keywords.contains_key("properties") => {
             let counts = ["minProperties", "maxProperties"];
             assert!(
                 counts.iter().all(|key| !keywords.contains_key(*key)),
@@ -370,7 +370,34 @@ fn read_object(keywords: &Map<String, Value>, pointer: &str, path: &str, id: &mu
                     }
                 })
                 .collect();
-            Kind::Object(properties)
+            let others_path = if path.is_empty() {
+                "*".to_owned()
+            } else {
+                format!("{path}.*")
+            };
+            let others = match others {
+                Value::Bool(false) => None,
+                // Any JSON value, which the parser reads as free-form JSON: nested at most
+                // `MAX_JSON_DEPTH` deep, the one rule `true` cannot state.
+                Value::Bool(true) => Some(Box::new(Schema {
+                    id: {
+                        *id += 1;
+                        *id - 1
+                    },
+                    pointer: format!("{pointer}/additionalProperties"),
+                    path: others_path,
+                    kind: Kind::Any(toolkit::arg::MAX_JSON_DEPTH),
+                    default: None,
+                    edges: Vec::new(),
+                })),
+                schema => Some(Box::new(schema_at(
+                    schema,
+                    format!("{pointer}/additionalProperties"),
+                    others_path,
+                    id,
+                ))),
+            };
+            Kind::Object(properties, others)
         }
         Some(values @ Value::Object(_)) => {
             let fields = ["properties", "required"];
