@@ -11,9 +11,11 @@ use syn::{Data, DeriveInput};
 use crate::ast::{Derive, Field, fields};
 use crate::attr::{ArgsAttrs, parse_args_attrs};
 use crate::check::args::check_args;
+use crate::check::groups::check_groups;
 use crate::check::rename_all;
 use crate::ctxt::Ctxt;
-use crate::expand::{arg_spec, assertions, read_fields, stub_assertions};
+use crate::expand::{arg_spec, assertions, group_spec, read_fields, stub_assertions};
+use crate::model::Group;
 use crate::symbol::TOOL;
 use crate::union;
 
@@ -41,16 +43,17 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let args = fields(&mut cx, input, Derive::Args).map(|fields| {
         check_recursion(&mut cx, input, &fields);
         check_no_exists(&mut cx, &fields);
-        check_args(&mut cx, &fields, case)
+        let groups = check_groups(&mut cx, &fields, &attrs.groups);
+        (check_args(&mut cx, &fields, case), groups)
     });
     match (cx.check(), args) {
-        (Ok(()), Some(args)) => emit(input, &args),
+        (Ok(()), Some((args, groups))) => emit(input, &args, &groups),
         (Err(errors), args) => {
             let mut tokens = errors.to_compile_error();
             tokens.extend(fallback(input));
             // The checks against the fields' types still run, as for a tool.
             // A generic struct is the one mistake: its fields name its parameters.
-            if let Some(args) = args.as_ref().filter(|_| input.generics.params.is_empty()) {
+            if let Some((args, _)) = args.as_ref().filter(|_| input.generics.params.is_empty()) {
                 tokens.extend(stub_assertions(args));
             }
             tokens
@@ -137,9 +140,10 @@ pub(crate) fn check_no_exists(cx: &mut Ctxt, fields: &[Field]) {
     }
 }
 
-fn emit(input: &DeriveInput, args: &[crate::model::Arg]) -> TokenStream {
+fn emit(input: &DeriveInput, args: &[crate::model::Arg], groups: &[Group]) -> TokenStream {
     let ident = &input.ident;
     let specs = args.iter().map(arg_spec);
+    let groups = groups.iter().map(group_spec);
     let read_fields = read_fields(args);
     let fields = args.iter().map(|arg| arg.ident);
     let nesting = args.iter().map(|arg| {
@@ -152,11 +156,14 @@ fn emit(input: &DeriveInput, args: &[crate::model::Arg]) -> TokenStream {
             #[automatically_derived]
             impl ::toolkit::Args for #ident {
                 const ARGS: &'static [::toolkit::__private::ArgSpec] = &[#(#specs),*];
+                const GROUPS: &'static [::toolkit::__private::Group] = &[#(#groups),*];
 
                 #[allow(unused_mut)]
                 fn read_fields(
                     mut __toolkit_fields: ::toolkit::__private::Fields<'_>,
                 ) -> ::core::option::Option<Self> {
+                    let mut __toolkit_fields =
+                        __toolkit_fields.with_groups(<Self as ::toolkit::Args>::GROUPS);
                     #(#read_fields)*
                     __toolkit_fields.finish()?;
                     ::core::option::Option::Some(Self { #(#fields: #fields?,)* })
@@ -174,7 +181,11 @@ fn emit(input: &DeriveInput, args: &[crate::model::Arg]) -> TokenStream {
                     >,
                     rules: &::toolkit::arg::Rules,
                 ) {
-                    ::toolkit::__private::object_schema(<Self as ::toolkit::Args>::ARGS, schema);
+                    ::toolkit::__private::object_schema(
+                        <Self as ::toolkit::Args>::ARGS,
+                        <Self as ::toolkit::Args>::GROUPS,
+                        schema,
+                    );
                     rules.publish(schema);
                 }
 

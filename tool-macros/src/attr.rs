@@ -73,6 +73,61 @@ fn flag(
     Ok(())
 }
 
+/// `one_of(a, b)` or `any_of(a, b)`: a group of fields, by their Rust names, as written.
+pub struct GroupSetting {
+    pub key: Ident,
+    pub names: Vec<Ident>,
+}
+
+/// Parses `(a, b, …)` after a group's key into `out`; anything but field names is reported.
+fn group(
+    cx: &mut Ctxt,
+    meta: &ParseNestedMeta,
+    key: Ident,
+    attr: &str,
+    out: &mut Vec<GroupSetting>,
+) -> syn::Result<()> {
+    let example = format!("{key}(first_field, second_field)");
+    if !meta.input.peek(syn::token::Paren) {
+        cx.error_spanned_by(
+            &key,
+            format!("`{key}` lists fields: write `#[{attr}({example})]`"),
+        );
+        if meta.input.peek(Token![=]) {
+            value_tokens(meta)?;
+        }
+        return Ok(());
+    }
+    let mut names = Vec::new();
+    let mut malformed = false;
+    meta.parse_nested_meta(|inner| {
+        let written = inner.input.peek(Token![=]) || inner.input.peek(syn::token::Paren);
+        match inner.path.get_ident() {
+            Some(name) if !written => names.push(name.clone()),
+            _ => {
+                malformed = true;
+                cx.error_spanned_by(
+                    &inner.path,
+                    format!(
+                        "`{key}(...)` lists the fields of the group by name: write `{example}`"
+                    ),
+                );
+                if inner.input.peek(Token![=]) {
+                    value_tokens(&inner)?;
+                } else {
+                    skip_group(&inner)?;
+                }
+            }
+        }
+        Ok(())
+    })?;
+    // A malformed group is reported once, not again for what it lacks.
+    if !malformed {
+        out.push(GroupSetting { key, names });
+    }
+    Ok(())
+}
+
 /// Parses `= value` as a `T`. A missing or malformed value is reported (with `example` as the
 /// fix) and skipped, so parsing goes on with the next key.
 fn value<T: Parse>(

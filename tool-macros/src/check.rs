@@ -3,6 +3,7 @@
 //! problem in a declaration is reported at once.
 
 pub mod args;
+pub mod groups;
 
 use quote::ToTokens;
 
@@ -46,6 +47,7 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
         confirm: confirm(cx, input),
         output: output(input, &missing),
         args: check_args(cx, &input.fields, case),
+        groups: groups::check_groups(cx, &input.fields, &attrs.groups),
     }
 }
 

@@ -14,7 +14,7 @@ use syn::spanned::Spanned as _;
 use crate::ast::Input;
 use crate::check::check;
 use crate::ctxt::Ctxt;
-use crate::model::{Arg, DefaultValue, Model, Presence, Rules};
+use crate::model::{Arg, DefaultValue, Group, Model, Presence, Rules};
 use crate::rule::{located, whole_refusal};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
@@ -89,6 +89,7 @@ fn spec(model: &Model) -> TokenStream {
     let ability = option(model.ability.as_ref().map(|text| quote!(#text)));
     let caution = option(model.caution.as_ref().map(|text| quote!(#text)));
     let confirm = model.confirm;
+    let groups = model.groups.iter().map(group_spec);
     quote! {
         ::toolkit::__private::ToolSpec {
             name: #name,
@@ -105,6 +106,21 @@ fn spec(model: &Model) -> TokenStream {
             caution: #caution,
             confirm: #confirm,
             args: &[#(#args),*],
+            groups: &[#(#groups),*],
+        }
+    }
+}
+
+/// The `toolkit::group::Group` of a checked group.
+pub fn group_spec(group: &Group) -> TokenStream {
+    match group {
+        Group::OneOf(indexes) => quote!(::toolkit::__private::Group::OneOf(&[#(#indexes),*])),
+        Group::AnyOf(indexes) => quote!(::toolkit::__private::Group::AnyOf(&[#(#indexes),*])),
+        Group::Conflicts(first, second) => {
+            quote!(::toolkit::__private::Group::Conflicts(#first, #second))
+        }
+        Group::Requires(first, second) => {
+            quote!(::toolkit::__private::Group::Requires(#first, #second))
         }
     }
 }
@@ -443,6 +459,7 @@ fn fallback(input: &DeriveInput, model: Option<&Model>) -> TokenStream {
                     caution: ::core::option::Option::None,
                     confirm: false,
                     args: &[],
+                    groups: &[],
                 };
 
                 fn read(

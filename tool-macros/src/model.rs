@@ -27,6 +27,16 @@ pub struct Model<'a> {
     pub confirm: bool,
     pub output: syn::Type,
     pub args: Vec<Arg<'a>>,
+    /// Which arguments are given together.
+    pub groups: Vec<Group>,
+}
+
+/// A rule about which fields of one struct are given together, by their indexes.
+pub enum Group {
+    OneOf(Vec<usize>),
+    AnyOf(Vec<usize>),
+    Conflicts(usize, usize),
+    Requires(usize, usize),
 }
 
 /// The four MCP hints, every one stated.

@@ -38,6 +38,20 @@ impl<T> Setting<T> {
     }
 }
 
+/// A field named in a setting: `other_field`, or `"other_field"` as clap and serde write it.
+pub struct FieldName(pub Ident);
+
+impl syn::parse::Parse for FieldName {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        if input.peek(syn::LitStr) {
+            let text: syn::LitStr = input.parse()?;
+            let ident: Ident = text.parse()?;
+            return Ok(FieldName(Ident::new(&ident.to_string(), text.span())));
+        }
+        input.parse().map(FieldName)
+    }
+}
+
 /// A key that may be set at most once.
 pub struct Slot<T> {
     setting: Option<Setting<T>>,

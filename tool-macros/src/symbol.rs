@@ -20,6 +20,8 @@ pub const ABILITY: &str = "ability";
 pub const CAUTION: &str = "caution";
 pub const CONFIRM: &str = "confirm";
 pub const RENAME_ALL: &str = "rename_all";
+pub const ONE_OF: &str = "one_of";
+pub const ANY_OF: &str = "any_of";
 
 pub const TOOL_KEYS: &[&str] = &[
     NAME,
@@ -35,6 +37,8 @@ pub const TOOL_KEYS: &[&str] = &[
     CAUTION,
     CONFIRM,
     RENAME_ALL,
+    ONE_OF,
+    ANY_OF,
 ];
 
 /// What other libraries call a hint (MCP's own annotation names), suggested as the hint.
@@ -54,12 +58,22 @@ pub const IGNORED_WITH: &str = "ignored_with";
 pub const RENAME: &str = "rename";
 pub const EACH: &str = "each";
 pub const FLATTEN: &str = "flatten";
+pub const CONFLICTS_WITH: &str = "conflicts_with";
+pub const REQUIRES: &str = "requires";
 
 // #[args(...)]
 pub const TAG: &str = "tag";
 pub const UNTAGGED: &str = "untagged";
 pub const RENAME_ALL_FIELDS: &str = "rename_all_fields";
-pub const ARGS_KEYS: &[&str] = &[RENAME_ALL, RENAME_ALL_FIELDS, TAG, UNTAGGED, RENAME];
+pub const ARGS_KEYS: &[&str] = &[
+    RENAME_ALL,
+    RENAME_ALL_FIELDS,
+    TAG,
+    UNTAGGED,
+    RENAME,
+    ONE_OF,
+    ANY_OF,
+];
 
 pub const ARG_KEYS: &[&str] = &[
     DEFAULT,
@@ -70,4 +84,6 @@ pub const ARG_KEYS: &[&str] = &[
     RENAME,
     EACH,
     FLATTEN,
+    CONFLICTS_WITH,
+    REQUIRES,
 ];

@@ -22,10 +22,11 @@ use crate::ast::{self, Field, doc_text};
 use crate::attr::{ArgsAttrs, parse_arg_attrs, parse_args_attrs};
 use crate::case::{self, Case};
 use crate::check::args::{check_args, check_wire_name};
+use crate::check::groups::check_groups;
 use crate::check::rename_all;
 use crate::ctxt::Ctxt;
-use crate::expand::{arg_spec, assertions, read_fields, rules_spec, stub_assertions};
-use crate::model::Arg;
+use crate::expand::{arg_spec, assertions, group_spec, read_fields, rules_spec, stub_assertions};
+use crate::model::{Arg, Group};
 use crate::symbol::*;
 
 pub fn derive(
@@ -58,6 +59,16 @@ pub fn derive(
             &setting.key,
             "`rename` goes on the variant it renames, not on the enum; `rename_all = \"…\"` here \
              names every variant in one case convention",
+        );
+    }
+    for setting in &attrs.groups {
+        cx.error_spanned_by(
+            &setting.key,
+            format!(
+                "`{}` is said of one object's fields: write it on a struct variant's fields \
+                 (`conflicts_with`, `requires`) or on the struct a variant holds",
+                setting.key
+            ),
         );
     }
     if data.variants.is_empty() {
@@ -108,8 +119,8 @@ struct Branch<'a> {
 enum Shape<'a> {
     /// A unit variant of a tagged union: an object with the tag alone.
     Unit,
-    /// A struct variant: an object with these fields.
-    Fields(Vec<Arg<'a>>),
+    /// A struct variant: an object with these fields, and which are given together.
+    Fields(Vec<Arg<'a>>, Vec<Group>),
     /// A newtype variant of a tagged union: the object a `#[derive(Args)]` struct is.
     Object(&'a Type),
     /// A newtype variant of an untagged union: one value of the argument's type and rules.
@@ -120,7 +131,7 @@ impl<'a> Branch<'a> {
     /// The arguments declared in the variant: its fields, or its value.
     fn args(&self) -> Vec<&Arg<'a>> {
         match &self.shape {
-            Shape::Fields(args) => args.iter().collect(),
+            Shape::Fields(args, _) => args.iter().collect(),
             Shape::Value(arg) => vec![&**arg],
             Shape::Unit | Shape::Object(_) => Vec::new(),
         }
@@ -217,11 +228,12 @@ fn branch<'a>(
                 .collect();
             check_recursion(cx, input, fields.iter().filter_map(|field| field.arg_type));
             check_no_exists(cx, &fields);
+            let groups = check_groups(cx, &fields, &[]);
             let args = check_args(cx, &fields, case.field);
             if let Some(tag) = tag {
                 check_not_tag(cx, &args, tag);
             }
-            Shape::Fields(args)
+            Shape::Fields(args, groups)
         }
         Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
             let field = &unnamed.unnamed[0];
@@ -280,6 +292,16 @@ fn misplaced_on_variant(cx: &mut Ctxt, variant: &Variant, attrs: &ArgsAttrs) {
         attrs.rename_all.get().map(|setting| &setting.key),
         attrs.rename_all_fields.get().map(|setting| &setting.key),
     ];
+    for setting in &attrs.groups {
+        cx.error_spanned_by(
+            &setting.key,
+            format!(
+                "`{}` is said of a struct's fields: write it on the struct the variant holds, \
+                 or `conflicts_with` and `requires` on a struct variant's fields",
+                setting.key
+            ),
+        );
+    }
     for key in keys.into_iter().flatten() {
         cx.error_spanned_by(
             key,
@@ -458,14 +480,24 @@ fn branch_spec(branch: &Branch) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let shape = match &branch.shape {
-        Shape::Unit => quote!(::toolkit::__private::Shape::Object(&[])),
-        Shape::Fields(args) => {
+        Shape::Unit => quote!(::toolkit::__private::Shape::Object {
+            fields: &[],
+            groups: &[]
+        }),
+        Shape::Fields(args, groups) => {
             let specs = args.iter().map(arg_spec);
-            quote!(::toolkit::__private::Shape::Object(&[#(#specs),*]))
+            let groups = groups.iter().map(group_spec);
+            quote!(::toolkit::__private::Shape::Object {
+                fields: &[#(#specs),*],
+                groups: &[#(#groups),*],
+            })
         }
         // Spanned on the type, where one that is not a `#[derive(Args)]` struct is reported.
         Shape::Object(ty) => quote_spanned!(ty.span()=>
-            ::toolkit::__private::Shape::Object(<#ty as ::toolkit::Args>::ARGS)
+            ::toolkit::__private::Shape::Object {
+                fields: <#ty as ::toolkit::Args>::ARGS,
+                groups: <#ty as ::toolkit::Args>::GROUPS,
+            }
         ),
         Shape::Value(arg) => {
             let ty = arg.ty;
@@ -487,7 +519,7 @@ fn branch_spec(branch: &Branch) -> TokenStream {
 fn nesting(branch: &Branch) -> TokenStream {
     match &branch.shape {
         Shape::Unit => quote!(1),
-        Shape::Fields(args) => {
+        Shape::Fields(args, _) => {
             let fields = args.iter().map(|arg| {
                 let ty = arg.ty;
                 quote!(<#ty as ::toolkit::Arg>::NESTING)
@@ -511,7 +543,7 @@ fn read_tagged(branches: &[Branch]) -> TokenStream {
                 __toolkit_fields.finish()?;
                 ::core::option::Option::Some(Self::#variant)
             },
-            Shape::Fields(args) => struct_variant(variant, args),
+            Shape::Fields(args, _) => struct_variant(variant, args),
             Shape::Object(ty) => quote_spanned! {ty.span()=>
                 <#ty as ::toolkit::Args>::read_fields(__toolkit_fields).map(Self::#variant)
             },
@@ -546,14 +578,16 @@ fn read_untagged(branches: &[Branch]) -> TokenStream {
                     .map(Self::#variant)
                 }
             }
-            Shape::Fields(args) => {
+            Shape::Fields(args, _) => {
                 let read = struct_variant(variant, args);
                 quote! {
+                    let __toolkit_branch = &<Self as ::toolkit::Union>::BRANCHES[#index];
                     let mut __toolkit_fields = ::toolkit::__private::Fields::nested(
-                        <Self as ::toolkit::Union>::BRANCHES[#index].fields(),
+                        __toolkit_branch.fields(),
                         __toolkit_value,
                         __toolkit_at,
-                    )?;
+                    )?
+                    .with_groups(__toolkit_branch.groups());
                     #read
                 }
             }

@@ -213,7 +213,12 @@ impl fmt::Display for Violations {
             } else {
                 violation.argument.as_str().into()
             };
-            write!(f, " {place}: {}", violation.sentence)?;
+            // A rule about the tool's arguments together (`one_of`) has no one place.
+            if place.is_empty() {
+                write!(f, " {}", violation.sentence)?;
+            } else {
+                write!(f, " {place}: {}", violation.sentence)?;
+            }
         }
         f.write_str(" Correct the arguments and call the tool again.")
     }

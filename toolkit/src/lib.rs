@@ -88,6 +88,7 @@ pub mod auth;
 mod confirm;
 mod context;
 mod error;
+pub mod group;
 #[cfg(feature = "http")]
 pub mod http;
 #[cfg(any(feature = "stdio", feature = "http"))]
@@ -153,7 +154,8 @@ pub fn parse<T: Tool>(
 ) -> Result<T, ToolError> {
     let empty = serde_json::Map::new();
     let mut violations = Violations::default();
-    let mut fields = read::Fields::new(T::SPEC.args, arguments.unwrap_or(&empty), &mut violations);
+    let mut fields = read::Fields::new(T::SPEC.args, arguments.unwrap_or(&empty), &mut violations)
+        .with_groups(T::SPEC.groups);
     let tool = T::read(&mut fields);
     fields.finish_tool(tool)
 }
@@ -232,6 +234,7 @@ pub mod __private {
     pub use crate::arg::object::deepest;
     pub use crate::arg::union::{read_tagged, read_untagged, schema as union_schema};
     pub use crate::arg::{Arg, Branch, Rules, Shape, Union};
+    pub use crate::group::Group;
     pub use crate::read::Fields;
     pub use crate::rule::{Characters, Numeric};
     pub use crate::schema::object_schema;

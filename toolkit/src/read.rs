@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::arg::{Arg, Reading, Rules, json_type};
 use crate::error::join_or;
+use crate::group::{self, Group};
 use crate::{ArgSpec, Presence, ToolError, Violations};
 
 /// Names longer than this are cut short when echoed back, so a hostile key cannot blow up the
@@ -38,6 +39,8 @@ pub struct Fields<'a> {
     before: usize,
     /// A tagged union's tag, which the object holds besides its declared fields.
     tag: Option<&'static str>,
+    /// Which fields are given together, checked once they are read.
+    groups: &'static [Group],
 }
 
 impl<'a> Fields<'a> {
@@ -54,6 +57,7 @@ impl<'a> Fields<'a> {
             path: None,
             before,
             tag: None,
+            groups: &[],
         }
     }
 
@@ -77,7 +81,13 @@ impl<'a> Fields<'a> {
             path: Some(path),
             before,
             tag: None,
+            groups: &[],
         })
+    }
+
+    /// The same fields, with the rules `groups` about which of them are given together.
+    pub fn with_groups(self, groups: &'static [Group]) -> Self {
+        Fields { groups, ..self }
     }
 
     /// The same fields in an object that also holds a tagged union's `tag`, which is then not
@@ -251,6 +261,18 @@ impl<'a> Fields<'a> {
         read(raw, &arg.rules, &mut at)
     }
 
+    /// Reports each broken group, under the object's path (a tool's under none).
+    fn report_broken_groups(&mut self) {
+        if self.groups.is_empty() {
+            return;
+        }
+        let broken = group::broken(self.args, self.groups, |index| self.given(index).is_some());
+        let place = self.path.clone().unwrap_or_default();
+        for sentence in broken {
+            self.violations.push(place.clone(), sentence);
+        }
+    }
+
     /// Reports each undeclared name, under its path inside an object.
     fn report_unknown_names(&mut self) {
         let args = self.args;
@@ -290,12 +312,14 @@ impl<'a> Fields<'a> {
     /// The end of an object's fields: its undeclared names reported, and `Some` when nothing
     /// in it broke a rule.
     pub fn finish(mut self) -> Option<()> {
+        self.report_broken_groups();
         self.report_unknown_names();
         (self.violations.len() == self.before).then_some(())
     }
 
     /// The tool, once every undeclared name is reported too; or every violation.
     pub(crate) fn finish_tool<T>(mut self, tool: Option<T>) -> Result<T, ToolError> {
+        self.report_broken_groups();
         self.report_unknown_names();
         let violations = std::mem::take(self.violations);
         match tool {

@@ -6,27 +6,29 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
+use crate::group::{self, Group};
 use crate::{ArgSpec, Presence, ToolSpec};
 
 /// The input schema of a tool: one property per argument with its type and rules (a nullable
 /// one's as `anyOf` with `null`), the required ones listed, and no other names allowed.
 pub fn input_schema(spec: &ToolSpec) -> Map<String, Value> {
     let mut schema = Map::new();
-    object_schema(spec.args, &mut schema);
+    object_schema(spec.args, spec.groups, &mut schema);
     schema
 }
 
 /// The schema of an object with the fields `args` (a tool's arguments, or a
 /// `#[derive(Args)]` struct's fields): each field's property, the required ones listed, and no
 /// other names allowed, or for a field with `#[arg(flatten)]` other names with its values.
-pub fn object_schema(args: &[ArgSpec], schema: &mut Map<String, Value>) {
-    tagged_object_schema(args, None, schema);
+pub fn object_schema(args: &[ArgSpec], groups: &[Group], schema: &mut Map<String, Value>) {
+    tagged_object_schema(args, groups, None, schema);
 }
 
 /// [`object_schema`], with a tagged union's tag `(tag, name)` as the first property, required
 /// and holding `name` alone.
 pub(crate) fn tagged_object_schema(
     args: &[ArgSpec],
+    groups: &[Group],
     tag: Option<(&str, &str)>,
     schema: &mut Map<String, Value>,
 ) {
@@ -75,6 +77,7 @@ pub(crate) fn tagged_object_schema(
         schema.insert("required".into(), Value::Array(required));
     }
     schema.insert("additionalProperties".into(), others);
+    group::schema(args, groups, schema);
 }
 
 /// Takes the description a type wrote into `schema` (a `Choice`'s values) and puts `own`, the

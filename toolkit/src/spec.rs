@@ -35,6 +35,8 @@ pub struct ToolSpec {
     pub confirm: bool,
     /// The arguments, in declaration order: the order of the schema and of violations.
     pub args: &'static [ArgSpec],
+    /// Which arguments are given together: `one_of`, `any_of`, `conflicts_with`, `requires`.
+    pub groups: &'static [crate::group::Group],
 }
 
 impl ToolSpec {

@@ -8,7 +8,7 @@ use syn::{Attribute, Ident, LitStr, Token};
 use super::{arg_aliases, arg_keys, fill, flag, skip_group, skip_unknown, value, value_tokens};
 use crate::ctxt::Ctxt;
 use crate::rule;
-use crate::setting::{Literal, RuleSettings, Setting, Slot, report_duplicate};
+use crate::setting::{FieldName, Literal, RuleSettings, Setting, Slot, report_duplicate};
 use crate::symbol::*;
 
 /// What `#[arg(...)]` said on one field.
@@ -25,6 +25,10 @@ pub struct ArgAttrs {
     pub rename: Slot<LitStr>,
     /// `flatten`: the field takes every name the object does not declare.
     pub flatten: Slot<()>,
+    /// `conflicts_with = other_field`: never given with it.
+    pub conflicts_with: Slot<FieldName>,
+    /// `requires = other_field`: given only with it.
+    pub requires: Slot<FieldName>,
 }
 
 pub fn parse_arg_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgAttrs {
@@ -75,6 +79,24 @@ pub fn parse_arg_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgAttrs {
                     "rename = \"wireName\"",
                     ARG,
                     &mut out.rename,
+                )?,
+                // #[arg(conflicts_with = other_field)]
+                CONFLICTS_WITH => fill(
+                    cx,
+                    &meta,
+                    key,
+                    "conflicts_with = other_field",
+                    ARG,
+                    &mut out.conflicts_with,
+                )?,
+                // #[arg(requires = other_field)]
+                REQUIRES => fill(
+                    cx,
+                    &meta,
+                    key,
+                    "requires = other_field",
+                    ARG,
+                    &mut out.requires,
                 )?,
                 // #[arg(flatten)]
                 FLATTEN => flag(cx, &meta, key, ARG, &mut out.flatten)?,

@@ -4,7 +4,7 @@
 
 use syn::{Attribute, LitStr};
 
-use super::{fill, flag, skip_unknown};
+use super::{GroupSetting, fill, flag, group, skip_unknown};
 use crate::ctxt::Ctxt;
 use crate::setting::Slot;
 use crate::symbol::*;
@@ -22,6 +22,8 @@ pub struct ArgsAttrs {
     pub untagged: Slot<()>,
     /// One variant's wire name.
     pub rename: Slot<LitStr>,
+    /// `one_of(...)` and `any_of(...)` on a struct, in the order written.
+    pub groups: Vec<GroupSetting>,
 }
 
 pub fn parse_args_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgsAttrs {
@@ -55,6 +57,8 @@ pub fn parse_args_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgsAttrs {
                 TAG => fill(cx, &meta, key, "tag = \"type\"", ARGS, &mut out.tag)?,
                 // #[args(untagged)]
                 UNTAGGED => flag(cx, &meta, key, ARGS, &mut out.untagged)?,
+                // #[args(one_of(dashboard, uid))], #[args(any_of(names, ids))]
+                ONE_OF | ANY_OF => group(cx, &meta, key, ARGS, &mut out.groups)?,
                 // #[args(rename = "url")]
                 RENAME => fill(cx, &meta, key, "rename = \"name\"", ARGS, &mut out.rename)?,
                 _ => {

@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Ident, LitBool, LitStr, Token};
 
-use super::{fill, skip_unknown, value};
+use super::{GroupSetting, fill, group, skip_unknown, value};
 use crate::ctxt::Ctxt;
 use crate::setting::{Setting, Slot};
 use crate::symbol::*;
@@ -27,6 +27,8 @@ pub struct ToolAttrs {
     pub caution: Slot<LitStr>,
     pub confirm: Slot<bool>,
     pub rename_all: Slot<LitStr>,
+    /// `one_of(...)` and `any_of(...)`, in the order written.
+    pub groups: Vec<GroupSetting>,
 }
 
 impl ToolAttrs {
@@ -124,6 +126,8 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
                 CAUTION => fill(cx, &meta, key, "caution = \"…\"", TOOL, &mut out.caution)?,
                 // #[tool(confirm)]: the user confirms each call
                 CONFIRM => hint(cx, &meta, key, &mut out.confirm)?,
+                // #[tool(one_of(dashboard, uid))], #[tool(any_of(names, ids))]
+                ONE_OF | ANY_OF => group(cx, &meta, key, TOOL, &mut out.groups)?,
                 // #[tool(rename_all = "snake_case")]
                 RENAME_ALL => fill(
                     cx,

@@ -18,6 +18,9 @@ pub trait Args: crate::Arg {
     /// The fields, in declaration order, as a tool's arguments are declared.
     const ARGS: &'static [ArgSpec];
 
+    /// Which fields are given together (`one_of`, `any_of`, `conflicts_with`, `requires`).
+    const GROUPS: &'static [crate::group::Group] = &[];
+
     /// Reads the object's fields, once it is known to be an object: what [`Arg::read`]
     /// (crate::Arg::read) does after that, and what a tagged union's variant reads.
     #[doc(hidden)]

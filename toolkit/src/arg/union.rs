@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Arg, Reading, Rules, json_type, quoted};
 use crate::error::join_or;
+use crate::group::Group;
 use crate::read::Fields;
 use crate::schema::{description, tagged_object_schema};
 use crate::{ArgSpec, Violations};
@@ -47,7 +48,11 @@ pub enum Shape {
     /// An object with these fields: a struct variant's, or the `#[derive(Args)]` struct's a
     /// newtype variant holds (none for a unit variant of a tagged union, whose object holds
     /// the tag alone).
-    Object(&'static [ArgSpec]),
+    Object {
+        fields: &'static [ArgSpec],
+        /// Which of them are given together.
+        groups: &'static [Group],
+    },
     /// One value of a type, with the rules declared on it: a newtype variant of an untagged
     /// union (`Name(String)`).
     Value {
@@ -61,7 +66,15 @@ impl Branch {
     /// The fields of an object branch; none for a value.
     pub fn fields(&self) -> &'static [ArgSpec] {
         match self.shape {
-            Shape::Object(fields) => fields,
+            Shape::Object { fields, .. } => fields,
+            Shape::Value { .. } => &[],
+        }
+    }
+
+    /// Which fields of an object branch are given together; none for a value.
+    pub fn groups(&self) -> &'static [Group] {
+        match self.shape {
+            Shape::Object { groups, .. } => groups,
             Shape::Value { .. } => &[],
         }
     }
@@ -69,7 +82,7 @@ impl Branch {
     /// The rules of a value branch; none for an object.
     pub fn rules(&self) -> &Rules {
         match &self.shape {
-            Shape::Object(_) => &Rules::NONE,
+            Shape::Object { .. } => &Rules::NONE,
             Shape::Value { rules, .. } => rules,
         }
     }
@@ -79,9 +92,9 @@ impl Branch {
     fn schema(&self, tag: Option<&str>) -> Map<String, Value> {
         let mut schema = Map::new();
         match &self.shape {
-            Shape::Object(fields) => {
+            Shape::Object { fields, groups } => {
                 let tag = tag.map(|tag| (tag, self.name));
-                tagged_object_schema(fields, tag, &mut schema);
+                tagged_object_schema(fields, groups, tag, &mut schema);
             }
             Shape::Value {
                 schema: write,
@@ -192,8 +205,10 @@ pub fn read_tagged<'a, U: Union>(
             return refuse_tag(at, tag, sentence);
         }
     };
-    let fields = U::BRANCHES.get(index)?.fields();
-    let fields = Fields::nested(fields, value, at)?.with_tag(tag);
+    let branch = U::BRANCHES.get(index)?;
+    let fields = Fields::nested(branch.fields(), value, at)?
+        .with_tag(tag)
+        .with_groups(branch.groups());
     Some((index, fields))
 }
 
@@ -291,7 +306,7 @@ fn reasons(miss: &Violations) -> String {
 /// What a branch is, in a sentence: `a string`, `an object with url and headers`, `one of low
 /// or high`.
 fn noun(branch: &Branch, schema: &Map<String, Value>) -> String {
-    if let Shape::Object(fields) = branch.shape {
+    if let Shape::Object { fields, .. } = branch.shape {
         return object_noun(fields.iter().map(|field| field.name));
     }
     if let Some(Value::Array(values)) = schema.get("enum") {
