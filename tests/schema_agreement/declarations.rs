@@ -667,3 +667,44 @@ pub struct Properties {
     #[serde(flatten)]
     others: HashMap<String, serde_json::Value>,
 }
+
+/// Groups: exactly one of two names at the top, never two choices together, a prefix only with
+/// names, and an object that needs at least one of three filters.
+#[derive(Tool, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[tool(name = "groups", title = "Groups", output = Out,
+       read_only, destructive = false, idempotent, open_world = false,
+       one_of(dashboard, uid))]
+pub struct Groups {
+    /// One to eight characters, or none.
+    #[arg(min_chars = 1, max_chars = 8)]
+    dashboard: Option<String>,
+    /// Any uid, or none.
+    uid: Option<Uuid>,
+    /// A state, or none; never with `summary`.
+    #[arg(conflicts_with = summary)]
+    state: Option<State>,
+    /// Any flag, or none.
+    summary: Option<bool>,
+    /// Up to two names, or none.
+    #[arg(max_items = 2)]
+    names: Option<Vec<String>>,
+    /// A prefix, only with names.
+    #[arg(requires = names)]
+    prefix: Option<String>,
+    /// Filters, or none.
+    filter: Option<Filter>,
+}
+
+/// At least one of three filters.
+#[derive(Args, serde::Serialize)]
+#[args(any_of(level, since, text))]
+pub struct Filter {
+    /// Zero to five, or none.
+    #[arg(max = 5)]
+    level: Option<u8>,
+    /// Any number, or none.
+    since: Option<u32>,
+    /// Any text, or none.
+    text: Option<String>,
+}

@@ -3,8 +3,8 @@
 //! For each small tool declared in [`declarations`] (between them every argument kind: bounded
 //! and free strings, patterns, choices, booleans, integers of every width, `f64`s and `f32`s,
 //! UUIDs, the typed formats (URIs, dates, date-times kept at their offset or in UTC, email
-//! addresses), lists, tuples, objects nested two deep and open ones, tagged and untagged unions, maps and
-//! free-form JSON; required, optional and defaulted, at the top and inside objects), proptest
+//! addresses), lists, tuples, objects nested two deep and open ones, tagged and untagged
+//! unions, groups of arguments, maps and free-form JSON; required, optional and defaulted, at the top and inside objects), proptest
 //! generates argument objects, and a real JSON Schema validator (`jsonschema`, draft 2020-12,
 //! with `format` enforced so that `uuid`, `uri`, `date`, `date-time` and `email` count) run on
 //! `toolkit::input_schema(T::SPEC)` must accept exactly the objects `toolkit::parse::<T>`
@@ -54,8 +54,9 @@
 //! an email value ending with `>` is given to it as no address ([`mailbox`]); and the
 //! validator decodes an email domain's `xn--` labels as Punycode (and takes only a lower-case
 //! `xn` for the prefix) where the server takes them as written, so no such label is generated
-//! (pinned by `the_validator_decodes_a_labels`). The cross-argument rules (`required_unless`,
-//! `ignored_with`) and `exists` are out of scope here and no declaration uses them.
+//! (pinned by `the_validator_decodes_a_labels`). Of the cross-argument rules, the groups
+//! (`one_of`, `any_of`, `conflicts_with`, `requires`) are in scope; `required_unless`,
+//! `ignored_with` and `exists` are not, and no declaration uses them.
 
 mod check;
 mod declarations;
@@ -131,6 +132,11 @@ fn unions_schema_and_parser_agree() {
 #[test]
 fn open_objects_schema_and_parser_agree() {
     check_agreement::<Open>();
+}
+
+#[test]
+fn groups_schema_and_parser_agree() {
+    check_agreement::<Groups>();
 }
 
 #[test]

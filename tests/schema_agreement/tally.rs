@@ -15,7 +15,7 @@ use toolkit::Violations;
 use crate::check::{Verdict, compile};
 use crate::ecma::spelt_out;
 use crate::json::{equal, integral};
-use crate::schema::{Bound, Edge, Kind, Limit, Measure, Property, Schema, Side};
+use crate::schema::{Bound, Edge, Kind, Limit, Measure, Property, Schema, Side, Together};
 
 /// How often each answer occurred.
 pub struct Tally {
@@ -341,6 +341,7 @@ fn every_rule_has_an_edge(root: &Schema, schema: &Value) {
                         .any(|edge| matches!(edge, Edge::Required(required) if name == required))
                 }),
                 "additionalProperties" => value != false || has(&Edge::Closed),
+                "not" | "dependentRequired" => !site.together.is_empty(),
                 // The type is the wrong-type values' business, and the others state no rule.
                 "items" if value == false => bound(keyword),
                 "type" | "format" | "description" | "default" | "properties" | "items"
@@ -401,6 +402,13 @@ fn blamed(properties: &[Property], violations: &Violations) -> Blame {
             index.filter(|_| !unknown)
         })
         .collect();
+    // A broken group of the tool's arguments has no place, and blames several.
+    if violations
+        .iter()
+        .any(|violation| violation.argument.is_empty())
+    {
+        return Blame::Several;
+    }
     match blamed.as_slice() {
         all if all.iter().all(Option::is_none) => Blame::UnknownNames,
         [Some(index), rest @ ..] if rest.iter().all(|other| other == &Some(*index)) => {
@@ -469,13 +477,36 @@ fn crossing(site: &Schema, edge: &Edge, value: &Value, matches: Option<&Validato
             let given = object.get(name).is_some_and(|value| !value.is_null());
             both(given, !given)
         }
+        (Edge::Together(index), Value::Object(object)) => {
+            let given = |name: &String| object.get(name).is_some_and(|value| !value.is_null());
+            match &site.together[*index] {
+                Together::NotAll(names) => {
+                    let count = names.iter().filter(|name| given(name)).count();
+                    both(count + 1 == names.len(), count == names.len())
+                }
+                Together::NotNone(names) => {
+                    let count = names.iter().filter(|name| given(name)).count();
+                    both(count == 1, count == 0)
+                }
+                Together::Needs(name, needed) => {
+                    let all = needed.iter().all(given);
+                    both(given(name) && all, given(name) && !all)
+                }
+            }
+        }
         (Edge::Closed, Value::Object(object)) => {
             let fields = site.fields();
             let declared = |name: &String| fields.iter().any(|field| &field.name == name);
+            // A field of a group never all given may be the one left out.
+            let apart = |name: &String| {
+                (site.together.iter())
+                    .any(|rule| matches!(rule, Together::NotAll(names) if names.contains(name)))
+            };
             let all_given = (fields.iter()).all(|field| {
-                object
-                    .get(&field.name)
-                    .is_some_and(|value| !value.is_null())
+                apart(&field.name)
+                    || object
+                        .get(&field.name)
+                        .is_some_and(|value| !value.is_null())
             });
             let other = object.keys().any(|name| !declared(name));
             both(all_given && !other, other)
@@ -496,6 +527,32 @@ fn measure(site: &Schema, bound: &Bound, value: &Value) -> Option<Limit> {
         (Measure::Items, Value::Array(items)) => count(items.len()),
         (Measure::Entries, Value::Object(object)) => count(object.len()),
         _ => None,
+    }
+}
+
+/// `keywords` with the group at `index` of `together` (read from them, in order) taken out:
+/// its entry of `not`, or its name of `dependentRequired`. What was taken out, if anything.
+fn without_group(
+    keywords: &mut serde_json::Map<String, Value>,
+    together: &[Together],
+    index: usize,
+) -> Option<Value> {
+    if let Together::Needs(name, _) = &together[index] {
+        let dependent = keywords.get_mut("dependentRequired")?.as_object_mut()?;
+        return dependent.remove(name);
+    }
+    let not = keywords.get_mut("not")?;
+    let several = not.get("required").is_none();
+    match not.get_mut("anyOf").and_then(Value::as_array_mut) {
+        Some(entries) if several => {
+            let removed = entries.remove(index);
+            // `anyOf` of nothing holds for no value: take `not` out with its last entry.
+            if entries.is_empty() {
+                keywords.remove("not");
+            }
+            Some(removed)
+        }
+        _ => keywords.remove("not"),
     }
 }
 
@@ -525,6 +582,7 @@ fn without(schema: &Value, site: &Schema, edge: &Edge) -> Value {
         Edge::Choice => keywords.remove("enum"),
         Edge::Const => keywords.remove("const"),
         Edge::Closed => keywords.remove("additionalProperties"),
+        Edge::Together(index) => without_group(keywords, &site.together, *index),
         Edge::Required(name) => {
             let names = keywords.get_mut("required").and_then(Value::as_array_mut);
             let names = names.unwrap_or_else(|| panic!("{}: no required list", site.path));

@@ -25,7 +25,7 @@ use proptest::strategy::Union;
 use serde_json::Value;
 
 use crate::json::Object;
-use crate::schema::{Kind, Property, Schema};
+use crate::schema::{Kind, Property, Schema, Together};
 use others::wrong_type;
 
 pub use formats::{format_near, format_valid, no_a_labels};
@@ -43,7 +43,7 @@ pub fn arguments(root: &Schema) -> BoxedStrategy<Object> {
         Kind::Object(_, extra) => extra.as_deref(),
         _ => None,
     };
-    changed(root.fields(), extra, changes.boxed())
+    changed(root.fields(), extra, &root.together, changes.boxed())
 }
 
 /// A value `schema` must accept, often exactly at an edge.
@@ -62,11 +62,19 @@ pub fn valid(schema: &Schema) -> BoxedStrategy<Value> {
         Kind::List(list) => collections::list_valid(list),
         Kind::Tuple(elements) => collections::tuple_valid(elements),
         Kind::Map(entries) => collections::map_valid(entries),
-        Kind::Object(properties, extra) => object_valid(properties, extra.as_deref()),
+        Kind::Object(properties, extra) => {
+            object_valid(properties, extra.as_deref(), &schema.together)
+        }
         Kind::Any(depth) => others::any_json(*depth),
         Kind::Nullable(inner) => prop_oneof![3 => valid(inner), 1 => Just(Value::Null)].boxed(),
         Kind::Const(value) => Just(Value::String(value.clone())).boxed(),
-        Kind::Union(union) => one_of(union.branches.iter().map(|b| (1, valid(b))).collect()),
+        // Each branch as often as it has edges, so that an edge deep in a branch is reached as
+        // often as one in another.
+        Kind::Union(union) => one_of(
+            (union.branches.iter())
+                .map(|branch| (1 + edges_in(branch), valid(branch)))
+                .collect(),
+        ),
     }
 }
 
@@ -87,11 +95,17 @@ pub fn candidate(schema: &Schema) -> BoxedStrategy<Value> {
         Kind::List(list) => collections::list_near(list),
         Kind::Tuple(elements) => collections::tuple_near(elements),
         Kind::Map(entries) => collections::map_near(entries),
-        Kind::Object(properties, extra) => object_near(properties, extra.as_deref()),
+        Kind::Object(properties, extra) => {
+            object_near(properties, extra.as_deref(), &schema.together)
+        }
         Kind::Any(depth) => others::any_json(*depth),
         Kind::Nullable(inner) => prop_oneof![4 => candidate(inner), 1 => Just(Value::Null)].boxed(),
         Kind::Const(value) => scalars::choice_near(std::slice::from_ref(value)),
-        Kind::Union(union) => one_of(union.branches.iter().map(|b| (1, candidate(b))).collect()),
+        Kind::Union(union) => one_of(
+            (union.branches.iter())
+                .map(|branch| (1 + edges_in(branch), candidate(branch)))
+                .collect(),
+        ),
     };
     let mut choices = vec![(2, valid(schema)), (4, near), (3, wrong_type())];
     // Each edge's first value out, on its own as well: the tallies need each rejected with no
@@ -116,7 +130,9 @@ pub fn first_out(schema: &Schema) -> Option<BoxedStrategy<Value>> {
         Kind::List(list) => collections::list_first_out(list),
         Kind::Tuple(elements) => collections::tuple_first_out(elements),
         Kind::Map(entries) => collections::map_first_out(entries),
-        Kind::Object(properties, extra) => object_first_out(properties, extra.as_deref()),
+        Kind::Object(properties, extra) => {
+            object_first_out(properties, extra.as_deref(), &schema.together)
+        }
         Kind::Nullable(inner) => first_out(inner),
         Kind::Const(value) => scalars::choice_first_out(std::slice::from_ref(value)),
         // A branch's first values out, each branch weighted by its edges.
@@ -202,8 +218,70 @@ impl Change {
     }
 }
 
+/// A valid object with these fields, each that may be left out left out one time in five, then
+/// given or left out as its groups (`together`) need.
+fn fields_valid(properties: &[Property], together: &[Together]) -> BoxedStrategy<Object> {
+    if together.is_empty() {
+        return free_fields_valid(properties);
+    }
+    let all: Vec<BoxedStrategy<Value>> = properties.iter().map(|p| valid(&p.schema)).collect();
+    let names = names(properties);
+    let together = together.to_vec();
+    (free_fields_valid(properties), all, any::<usize>())
+        .prop_map(move |(mut object, all, pick)| {
+            keep_groups(&mut object, (&names, &all), &together, pick);
+            object
+        })
+        .boxed()
+}
+
+/// Gives or leaves out fields of `object` until it keeps every group, once: one of a set never
+/// all given (the `pick`th, round) is left out, one of a set never none given is given (its
+/// value from `all`, by name), and a field's needed ones are given.
+fn keep_groups(
+    object: &mut Object,
+    (names, all): (&[String], &[Value]),
+    together: &[Together],
+    pick: usize,
+) {
+    let given = |object: &Object, name: &String| object.get(name).is_some_and(|v| !v.is_null());
+    let value = |name: &String| {
+        let index = names.iter().position(|other| other == name);
+        index.map_or(Value::Null, |index| all[index].clone())
+    };
+    for rule in together {
+        match rule {
+            Together::NotAll(group) => {
+                if group.iter().all(|name| given(object, name))
+                    && let Some(one) = group.get(pick % group.len().max(1))
+                {
+                    object.remove(one);
+                }
+            }
+            Together::NotNone(group) => {
+                if !group.iter().any(|name| given(object, name))
+                    && let Some(one) = group.get(pick % group.len().max(1))
+                {
+                    object.insert(one.clone(), value(one));
+                }
+            }
+            Together::Needs(name, needed) => {
+                if given(object, name) {
+                    let missing: Vec<&String> = needed
+                        .iter()
+                        .filter(|other| !given(object, other))
+                        .collect();
+                    for other in missing {
+                        object.insert(other.clone(), value(other));
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// A valid object with these fields, each that may be left out left out one time in five.
-fn fields_valid(properties: &[Property]) -> BoxedStrategy<Object> {
+fn free_fields_valid(properties: &[Property]) -> BoxedStrategy<Object> {
     let fields: Vec<BoxedStrategy<Option<Value>>> = (properties.iter())
         .map(|property| {
             let valid = valid(&property.schema).prop_map(Some);
@@ -226,12 +304,16 @@ fn fields_valid(properties: &[Property]) -> BoxedStrategy<Object> {
 
 /// A valid object with these fields, and in an open object zero to two other names whose
 /// values `extra` accepts.
-fn with_extra(properties: &[Property], extra: Option<&Schema>) -> BoxedStrategy<Object> {
+fn with_extra(
+    properties: &[Property],
+    extra: Option<&Schema>,
+    together: &[Together],
+) -> BoxedStrategy<Object> {
     let Some(extra) = extra else {
-        return fields_valid(properties);
+        return fields_valid(properties, together);
     };
     let entries = vec((others::unknown_name(properties), valid(extra)), 0..=2);
-    (fields_valid(properties), entries)
+    (fields_valid(properties, together), entries)
         .prop_map(|(mut object, entries)| {
             for (name, value) in entries {
                 object.entry(name).or_insert(value);
@@ -242,8 +324,12 @@ fn with_extra(properties: &[Property], extra: Option<&Schema>) -> BoxedStrategy<
 }
 
 /// A valid object, closed or open.
-fn object_valid(properties: &[Property], extra: Option<&Schema>) -> BoxedStrategy<Value> {
-    with_extra(properties, extra)
+fn object_valid(
+    properties: &[Property],
+    extra: Option<&Schema>,
+    together: &[Together],
+) -> BoxedStrategy<Value> {
+    with_extra(properties, extra, together)
         .prop_map(Value::Object)
         .boxed()
 }
@@ -252,12 +338,13 @@ fn object_valid(properties: &[Property], extra: Option<&Schema>) -> BoxedStrateg
 fn changed(
     properties: &[Property],
     extra: Option<&Schema>,
+    together: &[Together],
     count: BoxedStrategy<usize>,
 ) -> BoxedStrategy<Object> {
     let change = change(properties, extra);
     let changes = count.prop_flat_map(move |count| vec(change.clone(), count));
     let names = names(properties);
-    (with_extra(properties, extra), changes)
+    (with_extra(properties, extra, together), changes)
         .prop_map(move |(mut object, changes)| {
             for change in changes {
                 change.apply(&names, &mut object);
@@ -301,10 +388,14 @@ fn other_value(extra: Option<&Schema>) -> BoxedStrategy<Value> {
 }
 
 /// An object inside an argument, changed once or twice, or empty.
-fn object_near(properties: &[Property], extra: Option<&Schema>) -> BoxedStrategy<Value> {
+fn object_near(
+    properties: &[Property],
+    extra: Option<&Schema>,
+    together: &[Together],
+) -> BoxedStrategy<Value> {
     let count = prop_oneof![3 => Just(1usize), 1 => Just(2usize)].boxed();
     prop_oneof![
-        8 => changed(properties, extra, count),
+        8 => changed(properties, extra, together, count),
         1 => Just(Object::new()),
     ]
     .prop_map(Value::Object)
@@ -316,6 +407,7 @@ fn object_near(properties: &[Property], extra: Option<&Schema>) -> BoxedStrategy
 fn object_first_out(
     properties: &[Property],
     extra: Option<&Schema>,
+    together: &[Together],
 ) -> Option<BoxedStrategy<Value>> {
     let mut changes: Vec<(u32, BoxedStrategy<Change>)> = Vec::new();
     for (index, property) in properties.iter().enumerate() {
@@ -336,11 +428,12 @@ fn object_first_out(
         .prop_map(|(name, value)| Change::Unknown(name, value));
     changes.push((1, unknown.boxed()));
     let names = names(properties);
-    let object =
-        (with_extra(properties, extra), one_of(changes)).prop_map(move |(mut object, change)| {
+    let object = (with_extra(properties, extra, together), one_of(changes)).prop_map(
+        move |(mut object, change)| {
             change.apply(&names, &mut object);
             Value::Object(object)
-        });
+        },
+    );
     Some(object.boxed())
 }
 

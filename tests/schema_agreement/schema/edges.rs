@@ -112,6 +112,9 @@ pub enum Edge {
     /// `"additionalProperties": false`: in, an object with every declared name and no other;
     /// out, one with another name.
     Closed,
+    /// A group (see [`Together`]), by its place in the object's list: in, an object that
+    /// keeps it with a field of the group given; out, one that breaks it.
+    Together(usize),
 }
 
 impl Edge {
@@ -125,6 +128,7 @@ impl Edge {
             Edge::Const => "const".to_owned(),
             Edge::Required(name) => format!("required {name}"),
             Edge::Closed => "additionalProperties".to_owned(),
+            Edge::Together(index) => format!("group {index}"),
         }
     }
 }
@@ -209,6 +213,7 @@ impl Schema {
                 .filter(|property| property.required)
                 .map(|property| Edge::Required(property.name.clone()))
                 .chain(others.is_none().then_some(Edge::Closed))
+                .chain((0..self.together.len()).map(Edge::Together))
                 .collect(),
             Kind::Uuid
             | Kind::Format(_)

@@ -45,6 +45,20 @@ pub struct Schema {
     pub default: Option<Value>,
     /// The rules whose edges a value can sit at and just past.
     pub edges: Vec<Edge>,
+    /// For an object, its rules about which fields are given together.
+    pub together: Vec<Together>,
+}
+
+/// A rule about which fields of an object are given together, as its schema states it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Together {
+    /// An entry of `not` (of its `anyOf`, when there are several), `{"required": [a, b]}`:
+    /// never all of these.
+    NotAll(Vec<String>),
+    /// An entry of `not`, `{"not": {"anyOf": [{"required": [a]}, …]}}`: never none of these.
+    NotNone(Vec<String>),
+    /// `dependentRequired`: when the first is given, all of the others.
+    Needs(String, Vec<String>),
 }
 
 /// A value's JSON type, as `type` and `format` give it, and its rules.

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::edges::{Bound, Limit, Measure, Side};
-use super::{Entries, Format, Kind, List, Precision, Property, Schema, Text, Union};
+use super::{Entries, Format, Kind, List, Precision, Property, Schema, Text, Together, Union};
 use crate::check::compile;
 use crate::ecma::word_boundaries_spelt_out;
 use crate::json::integral;
@@ -51,6 +51,8 @@ pub(super) fn schema_at(json: &Value, pointer: String, path: String, id: &mut us
             "additionalProperties",
             "minProperties",
             "maxProperties",
+            "not",
+            "dependentRequired",
         ],
         (Some("boolean") | None, _) => &[],
         (Some(other), _) => panic!("{path}: this test does not know the type {other:?}"),
@@ -93,6 +95,7 @@ pub(super) fn schema_at(json: &Value, pointer: String, path: String, id: &mut us
         Some("object") => read_object(keywords, &pointer, &path, id),
         _ => Kind::Any(read_depth(keywords, &path)),
     };
+    let together = read_together(keywords, &path);
     let mut schema = Schema {
         id: this,
         pointer,
@@ -100,6 +103,7 @@ pub(super) fn schema_at(json: &Value, pointer: String, path: String, id: &mut us
         kind,
         default: keywords.get("default").cloned(),
         edges: Vec::new(),
+        together,
     };
     schema.edges = schema.read_edges();
     schema
@@ -158,6 +162,7 @@ fn union_at(
         }),
         default: None,
         edges: Vec::new(),
+        together: Vec::new(),
     }
 }
 
@@ -193,7 +198,52 @@ fn nullable_at(
         kind: Kind::Nullable(Box::new(inner)),
         default: None,
         edges: Vec::new(),
+        together: Vec::new(),
     }
+}
+
+/// The rules about which fields are given together: each entry of `not` (the `anyOf` inside
+/// it, when there are several), and each name of `dependentRequired`.
+fn read_together(keywords: &Map<String, Value>, path: &str) -> Vec<Together> {
+    let names = |value: &Value| -> Vec<String> {
+        (value
+            .as_array()
+            .unwrap_or_else(|| panic!("{path}: {value} is no list of names")))
+        .iter()
+        .map(|name| name.as_str().expect("a name").to_owned())
+        .collect()
+    };
+    let entry = |entry: &Value| -> Together {
+        if let Some(required) = entry.get("required") {
+            return Together::NotAll(names(required));
+        }
+        let each = (entry.pointer("/not/anyOf").and_then(Value::as_array))
+            .unwrap_or_else(|| panic!("{path}: this test does not know the group {entry}"));
+        let names = (each.iter())
+            .map(|one| {
+                let Ok([name]) = <[String; 1]>::try_from(names(&one["required"])) else {
+                    panic!("{path}: this test does not know the group {entry}");
+                };
+                name
+            })
+            .collect();
+        Together::NotNone(names)
+    };
+    let mut together = Vec::new();
+    if let Some(not) = keywords.get("not") {
+        match not.get("anyOf").and_then(Value::as_array) {
+            Some(entries) if not.get("required").is_none() => {
+                together.extend(entries.iter().map(entry));
+            }
+            _ => together.push(entry(not)),
+        }
+    }
+    if let Some(Value::Object(dependent)) = keywords.get("dependentRequired") {
+        for (name, needed) in dependent {
+            together.push(Together::Needs(name.clone(), names(needed)));
+        }
+    }
+    together
 }
 
 /// The count `key` states (a length, a number of elements or entries), if it is there.
@@ -389,6 +439,7 @@ fn read_object(keywords: &Map<String, Value>, pointer: &str, path: &str, id: &mu
                     kind: Kind::Any(toolkit::arg::MAX_JSON_DEPTH),
                     default: None,
                     edges: Vec::new(),
+                    together: Vec::new(),
                 })),
                 schema => Some(Box::new(schema_at(
                     schema,
