@@ -1,8 +1,8 @@
 //! Snapshots of the input schema of every kind of argument: numbers and their bounds, a choice,
 //! lists with element rules, tuples, a nullable number, an integer choice, an object nested in
 //! a list and in an object, maps, a pattern, the typed formats, free-form JSON, tagged and
-//! untagged unions, and other names taken by a flattened map. A change to what a client is
-//! told shows up in review.
+//! untagged unions, other names taken by a flattened map, and groups. A change to what a
+//! client is told shows up in review.
 
 use std::collections::BTreeMap;
 
@@ -76,7 +76,8 @@ pub enum Dashboard {
 /// Every kind of argument.
 #[derive(Tool)]
 #[tool(name = "kinds", title = "Kinds", output = Out,
-       read_only, destructive = false, idempotent, open_world = false)]
+       read_only, destructive = false, idempotent, open_world = false,
+       any_of(ratio, feed))]
 #[allow(dead_code)]
 pub struct Kinds {
     /// A timeout.
@@ -116,6 +117,7 @@ pub struct Kinds {
     at: chrono::DateTime<chrono::Utc>,
     #[arg(format = "email")]
     to: String,
+    #[arg(conflicts_with = ratio)]
     extra: Option<serde_json::Value>,
     /// What to draw.
     shape: Shape,
