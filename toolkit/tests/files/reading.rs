@@ -32,7 +32,7 @@ async fn a_text_file_is_read_whole_or_by_its_first_or_last_lines() {
                 json!({ "path": "notes.txt", "head": 1, "tail": 1 })
             )
             .await,
-        invalid("tail: Cannot be given with head: give one of them.")
+        invalid("Give at most one of head or tail.")
     );
     assert_eq!(
         served

@@ -22,7 +22,7 @@ pub struct ReadTextFile {
     #[arg(min_chars = 1)]
     path: String,
     /// Only this many lines from the start.
-    #[arg(min = 1)]
+    #[arg(min = 1, conflicts_with = tail)]
     head: Option<u32>,
     /// Only this many lines from the end.
     #[arg(min = 1)]
@@ -30,16 +30,6 @@ pub struct ReadTextFile {
 }
 
 impl Run<Sandbox> for ReadTextFile {
-    async fn check(&self, _sandbox: &Sandbox, _context: &Context) -> Result<(), ToolError> {
-        if self.head.is_some() && self.tail.is_some() {
-            return Err(ToolError::invalid::<Self>(
-                "tail",
-                "Cannot be given with head: give one of them.",
-            ));
-        }
-        Ok(())
-    }
-
     async fn run(self, sandbox: &Sandbox, _context: &Context) -> Result<TextFile, ToolError> {
         let (_, text) = read_text::<Self>(sandbox, "path", &self.path).await?;
         let content = match (self.head, self.tail) {
