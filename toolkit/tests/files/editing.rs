@@ -29,6 +29,31 @@ async fn a_file_is_written_and_replaced() {
     );
     assert_eq!(
         served
+            .ok(
+                "write_file",
+                json!({ "path": "sub/lines.txt", "content": ["one", "two"] })
+            )
+            .await,
+        json!({ "path": "sub/lines.txt", "bytes": 8 })
+    );
+    assert_eq!(
+        std::fs::read_to_string(served.path("sub/lines.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+    assert_eq!(
+        served
+            .refused(
+                "write_file",
+                json!({ "path": "sub/new.txt", "content": ["a", 1] })
+            )
+            .await,
+        invalid(
+            "content: Must be one of: a string, or an array ([1]: Must be a string, not a \
+             number)."
+        )
+    );
+    assert_eq!(
+        served
             .refused(
                 "write_file",
                 json!({ "path": "nowhere/new.txt", "content": "" })

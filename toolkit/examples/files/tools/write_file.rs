@@ -1,6 +1,6 @@
-//! `write_file`: creates a file, or replaces one's contents.
+//! `write_file`: creates a file, or replaces one's contents, given as a text or as its lines.
 
-use toolkit::{Context, Run, Tool, ToolError};
+use toolkit::{Args, Context, Run, Tool, ToolError};
 
 use super::refused;
 use crate::sandbox::Sandbox;
@@ -24,7 +24,27 @@ pub struct WriteFile {
     #[arg(min_chars = 1)]
     path: String,
     /// What the file is to hold.
-    content: String,
+    content: Content,
+}
+
+/// What a file is to hold: a text or a list of lines, told apart by their JSON types.
+#[derive(Args)]
+#[args(untagged)]
+pub enum Content {
+    /// The text, as it is.
+    Text(String),
+    /// The lines, each written with a newline after it.
+    Lines(#[arg(max_items = 100_000)] Vec<String>),
+}
+
+impl Content {
+    /// The text the file is to hold.
+    fn into_text(self) -> String {
+        match self {
+            Content::Text(text) => text,
+            Content::Lines(lines) => lines.iter().map(|line| format!("{line}\n")).collect(),
+        }
+    }
 }
 
 impl Run<Sandbox> for WriteFile {
@@ -32,12 +52,13 @@ impl Run<Sandbox> for WriteFile {
         let path = sandbox
             .new_entry(&self.path)
             .map_err(|refusal| refused::<Self>("path", refusal))?;
-        tokio::fs::write(&path, self.content.as_bytes())
+        let text = self.content.into_text();
+        tokio::fs::write(&path, text.as_bytes())
             .await
             .map_err(|error| refused::<Self>("path", error.into()))?;
         Ok(Written {
             path: sandbox.relative(&path),
-            bytes: self.content.len() as u64,
+            bytes: text.len() as u64,
         })
     }
 }
