@@ -14,7 +14,7 @@ use crate::check::args::check_args;
 use crate::check::groups::check_groups;
 use crate::check::rename_all;
 use crate::ctxt::Ctxt;
-use crate::expand::{arg_spec, assertions, group_spec, read_fields, stub_assertions};
+use crate::expand::{arg_spec, assertions, group_spec, read_fields, stub_arg, stub_assertions};
 use crate::model::Group;
 use crate::symbol::TOOL;
 use crate::union;
@@ -216,6 +216,7 @@ fn fallback(input: &DeriveInput) -> TokenStream {
         return TokenStream::new();
     }
     let ident = &input.ident;
+    let stub = stub_arg(ident);
     quote! {
         const _: () = {
             impl ::toolkit::Args for #ident {
@@ -228,24 +229,7 @@ fn fallback(input: &DeriveInput) -> TokenStream {
                 }
             }
 
-            impl ::toolkit::Arg for #ident {
-                fn schema(
-                    _: &mut ::toolkit::__private::JsonMap<
-                        ::std::string::String,
-                        ::toolkit::__private::JsonValue,
-                    >,
-                    _: &::toolkit::arg::Rules,
-                ) {
-                }
-
-                fn read(
-                    _: &::toolkit::__private::JsonValue,
-                    _: &::toolkit::arg::Rules,
-                    _: &mut ::toolkit::arg::Reading<'_>,
-                ) -> ::core::option::Option<Self> {
-                    ::core::option::Option::None
-                }
-            }
+            #stub
         };
     }
 }

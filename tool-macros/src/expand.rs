@@ -235,6 +235,31 @@ fn rule_assertions(rules: &Rules, ty: &syn::Type, what: &str) -> TokenStream {
     checks
 }
 
+/// An `Arg` impl that publishes nothing and reads nothing, for the stubs of an object or a
+/// union with mistakes, so that the tools using it report only their own.
+pub fn stub_arg(ident: &syn::Ident) -> TokenStream {
+    quote! {
+        impl ::toolkit::Arg for #ident {
+            fn schema(
+                _: &mut ::toolkit::__private::JsonMap<
+                    ::std::string::String,
+                    ::toolkit::__private::JsonValue,
+                >,
+                _: &::toolkit::arg::Rules,
+            ) {
+            }
+
+            fn read(
+                _: &::toolkit::__private::JsonValue,
+                _: &::toolkit::arg::Rules,
+                _: &mut ::toolkit::arg::Reading<'_>,
+            ) -> ::core::option::Option<Self> {
+                ::core::option::Option::None
+            }
+        }
+    }
+}
+
 /// The checks against the fields' types, for the stubs of a declaration with mistakes: each
 /// setting's, and that each type is an argument type at all (which the real code's reading of
 /// the field requires, and the stubs do not read).

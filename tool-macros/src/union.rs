@@ -25,7 +25,9 @@ use crate::check::args::{check_args, check_wire_name};
 use crate::check::groups::check_groups;
 use crate::check::rename_all;
 use crate::ctxt::Ctxt;
-use crate::expand::{arg_spec, assertions, group_spec, read_fields, rules_spec, stub_assertions};
+use crate::expand::{
+    arg_spec, assertions, group_spec, read_fields, rules_spec, stub_arg, stub_assertions,
+};
 use crate::model::{Arg, Group};
 use crate::symbol::*;
 
@@ -337,15 +339,13 @@ fn value<'a>(cx: &mut Ctxt, variant: &'a Variant, field: &'a syn::Field) -> Opti
         return None;
     }
     let attrs = parse_arg_attrs(cx, &field.attrs);
-    let keys = [
-        attrs.default.get().map(|setting| &setting.key),
-        attrs.message.get().map(|setting| &setting.key),
-        attrs.exists.get().map(|setting| &setting.key),
-        attrs.required_unless.get().map(|setting| &setting.key),
-        attrs.ignored_with.get().map(|setting| &setting.key),
-        attrs.rename.get().map(|setting| &setting.key),
+    // A flattened map or a group needs an object of fields around it, which a value is not.
+    let others = [
+        attrs.flatten.get().map(|setting| &setting.key),
+        attrs.conflicts_with.get().map(|setting| &setting.key),
+        attrs.requires.get().map(|setting| &setting.key),
     ];
-    for key in keys.into_iter().flatten() {
+    for key in attrs.presence_keys().chain(others.into_iter().flatten()) {
         cx.error_spanned_by(
             key,
             format!(
@@ -626,6 +626,7 @@ fn fallback(input: &DeriveInput) -> TokenStream {
         return TokenStream::new();
     }
     let ident = &input.ident;
+    let stub = stub_arg(ident);
     quote! {
         const _: () = {
             impl ::toolkit::Union for #ident {
@@ -633,24 +634,7 @@ fn fallback(input: &DeriveInput) -> TokenStream {
                 const BRANCHES: &'static [::toolkit::__private::Branch] = &[];
             }
 
-            impl ::toolkit::Arg for #ident {
-                fn schema(
-                    _: &mut ::toolkit::__private::JsonMap<
-                        ::std::string::String,
-                        ::toolkit::__private::JsonValue,
-                    >,
-                    _: &::toolkit::arg::Rules,
-                ) {
-                }
-
-                fn read(
-                    _: &::toolkit::__private::JsonValue,
-                    _: &::toolkit::arg::Rules,
-                    _: &mut ::toolkit::arg::Reading<'_>,
-                ) -> ::core::option::Option<Self> {
-                    ::core::option::Option::None
-                }
-            }
+            #stub
         };
     }
 }

@@ -95,3 +95,94 @@ fn each_broken_group_is_one_sentence() {
          Correct the arguments and call the tool again."
     );
 }
+
+/// A page: by its id or its path, never both.
+#[derive(Args, Debug)]
+#[args(one_of(id, path))]
+#[allow(dead_code)]
+pub struct Page {
+    id: Option<u32>,
+    path: Option<String>,
+}
+
+/// Where to read: a page, or a file whose encoding goes only with a name.
+#[derive(Args, Debug)]
+#[args(tag = "type")]
+#[allow(dead_code)]
+pub enum Source {
+    Page(Page),
+    File {
+        name: Option<String>,
+        #[arg(requires = name)]
+        encoding: Option<String>,
+    },
+}
+
+/// What to read: a number, or a file by its name or a glob, never both.
+#[derive(Args, Debug)]
+#[args(untagged)]
+#[allow(dead_code)]
+pub enum Target {
+    Number(u32),
+    File {
+        name: Option<String>,
+        #[arg(conflicts_with = name)]
+        glob: Option<String>,
+    },
+}
+
+/// Reads from a source.
+#[derive(Tool, Debug)]
+#[tool(name = "read_source", title = "Read source", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+#[allow(dead_code)]
+pub struct ReadSource {
+    source: Source,
+    target: Option<Target>,
+}
+
+#[test]
+fn a_unions_objects_keep_their_groups() {
+    let schema = Value::Object(toolkit::input_schema(ReadSource::SPEC));
+    let branches = &schema["properties"]["source"]["oneOf"];
+    assert_eq!(
+        branches[0]["not"]["anyOf"][1],
+        json!({ "required": ["id", "path"] })
+    );
+    assert_eq!(
+        branches[1]["dependentRequired"],
+        json!({ "encoding": ["name"] })
+    );
+    assert_eq!(
+        schema["properties"]["target"]["oneOf"][1]["not"],
+        json!({ "required": ["glob", "name"] })
+    );
+
+    let read = |arguments: Value| {
+        let Value::Object(arguments) = arguments else {
+            panic!("not an object");
+        };
+        toolkit::parse::<ReadSource>(Some(&arguments)).map_err(|error| error.to_string())
+    };
+    assert!(read(json!({ "source": { "type": "page", "id": 1 } })).is_ok());
+    assert_eq!(
+        read(json!({
+            "source": { "type": "page", "id": 1, "path": "a" },
+        }))
+        .unwrap_err(),
+        "Validation Failed: source: Give exactly one of id or path, not both. \
+         Correct the arguments and call the tool again."
+    );
+    assert_eq!(
+        read(json!({ "source": { "type": "file", "encoding": "utf-8" } })).unwrap_err(),
+        "Validation Failed: source: Give name with encoding, or leave encoding out. \
+         Correct the arguments and call the tool again."
+    );
+    assert!(read(json!({ "source": { "type": "file" }, "target": { "glob": "*.md" } })).is_ok());
+    assert_eq!(
+        read(json!({ "source": { "type": "file" }, "target": { "name": "a", "glob": "*.md" } }))
+            .unwrap_err(),
+        "Validation Failed: target: Must be one of: an integer, or an object with name and glob \
+         (Give at most one of glob or name). Correct the arguments and call the tool again."
+    );
+}

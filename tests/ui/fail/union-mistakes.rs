@@ -18,6 +18,7 @@ pub enum Named {
     #[arg(max_chars = 3)]
     Short(String),
     Wrong(#[arg(max_chars = 3)] u32),
+    Rest(#[arg(flatten, conflicts_with = text)] std::collections::BTreeMap<String, String>),
 }
 
 #[derive(Args)]

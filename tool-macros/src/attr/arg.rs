@@ -31,6 +31,24 @@ pub struct ArgAttrs {
     pub requires: Slot<FieldName>,
 }
 
+impl ArgAttrs {
+    /// The keys written that say how a field is named, defaulted, messaged, checked for
+    /// existence or conditioned on another: what a value with no name or presence of its own
+    /// (a flattened map, a union variant's value) cannot take.
+    pub fn presence_keys(&self) -> impl Iterator<Item = &Ident> {
+        [
+            self.default.get().map(|setting| &setting.key),
+            self.message.get().map(|setting| &setting.key),
+            self.exists.get().map(|setting| &setting.key),
+            self.required_unless.get().map(|setting| &setting.key),
+            self.ignored_with.get().map(|setting| &setting.key),
+            self.rename.get().map(|setting| &setting.key),
+        ]
+        .into_iter()
+        .flatten()
+    }
+}
+
 pub fn parse_arg_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgAttrs {
     let mut out = ArgAttrs::default();
     for misplaced in attrs.iter().filter(|attr| attr.path().is_ident(TOOL)) {

@@ -134,15 +134,7 @@ fn check_flattened(cx: &mut Ctxt, fields: &[Field]) {
                  it as the map itself, not an `Option`",
             );
         }
-        let keys = [
-            attrs.default.get().map(|setting| &setting.key),
-            attrs.message.get().map(|setting| &setting.key),
-            attrs.exists.get().map(|setting| &setting.key),
-            attrs.required_unless.get().map(|setting| &setting.key),
-            attrs.ignored_with.get().map(|setting| &setting.key),
-            attrs.rename.get().map(|setting| &setting.key),
-        ];
-        for key in keys.into_iter().flatten() {
+        for key in attrs.presence_keys() {
             cx.error_spanned_by(
                 key,
                 format!(
