@@ -38,6 +38,7 @@ pub fn check_agreement_in<T: Tool + serde::Serialize>(zone: Zone) {
     let schema = schema_for_validator(spec);
     let validator = compile(&schema, spec.name);
     let root = Schema::root(spec);
+    published_values_are_valid(&root, &schema, spec.name);
     let arguments_count = u32::try_from(root.fields().len()).unwrap_or(u32::MAX);
     let cases = CASES.max(arguments_count.saturating_mul(CASES_PER_ARGUMENT));
     let tally = RefCell::new(Tally::new(&root, &schema, cases));
@@ -52,6 +53,23 @@ pub fn check_agreement_in<T: Tool + serde::Serialize>(zone: Zone) {
         Err(TestError::Abort(reason)) => panic!("{}: proptest aborted: {reason}", spec.name),
     }
     tally.into_inner().assert_both_answers(spec.name, &root);
+}
+
+/// Every `default` and every entry of `examples` that the schema publishes is a value of its
+/// own schema, so that a client that sends one is not refused for it. (The generators draw them
+/// too, where the parser must take each as the schema does.)
+fn published_values_are_valid(root: &Schema, schema: &Value, tool: &str) {
+    for site in root.all() {
+        for value in site.default.iter().chain(&site.examples) {
+            let own = (schema.pointer(&site.pointer))
+                .unwrap_or_else(|| panic!("{tool}: no schema at {:?}", site.pointer));
+            assert!(
+                compile(own, tool).is_valid(value),
+                "{tool}: {} publishes {value}, which its own schema refuses",
+                site.path
+            );
+        }
+    }
 }
 
 /// A proptest runner for `cases` cases. No failure persistence: a failure prints its (shrunk)

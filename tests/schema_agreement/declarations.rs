@@ -24,7 +24,7 @@ pub struct Out {}
        read_only, destructive = false, idempotent, open_world = false)]
 pub struct Texts {
     /// Two to eight characters.
-    #[arg(min_chars = 2, max_chars = 8)]
+    #[arg(min_chars = 2, max_chars = 8, examples = ["Dune", "Solaris"])]
     title: String,
     /// Any text, or none.
     note: Option<String>,
@@ -190,14 +190,20 @@ pub struct Choices {
 #[tool(name = "lists", title = "Lists", output = Out,
        read_only, destructive = false, idempotent, open_world = false)]
 pub struct Lists {
-    /// At most three distinct labels of one to five characters.
-    #[arg(max_items = 3, unique, each(min_chars = 1, max_chars = 5))]
+    /// At most three distinct labels of one to five characters, `["new"]` when left out.
+    #[arg(
+        max_items = 3,
+        unique,
+        each(min_chars = 1, max_chars = 5),
+        default = ["new"],
+        examples = [["bug", "ui"], []]
+    )]
     labels: Vec<String>,
     /// At least one distinct score from 0 to 10, or none.
     #[arg(min_items = 1, unique, each(min = 0, max = 10))]
     scores: Option<Vec<u8>>,
-    /// Weights more than -1 and at most 1.5.
-    #[arg(each(exclusive_min = -1, max = 1.5))]
+    /// Weights more than -1 and at most 1.5, `[0.5, 1]` when left out.
+    #[arg(each(exclusive_min = -1, max = 1.5), default = [0.5, 1], examples = [[1.5]])]
     weights: Vec<f64>,
     /// Distinct states.
     #[arg(unique)]
@@ -468,7 +474,11 @@ pub struct Formats {
     /// Required.
     due: NaiveDate,
     /// Optional.
+    #[arg(examples = ["2024-02-29"])]
     start: Option<NaiveDate>,
+    /// A leap day when left out.
+    #[arg(default = "2024-02-29")]
+    leap: NaiveDate,
     /// Required.
     at: DateTime<FixedOffset>,
     /// Optional.

@@ -344,8 +344,8 @@ fn every_rule_has_an_edge(root: &Schema, schema: &Value) {
                 "not" | "dependentRequired" => !site.together.is_empty(),
                 // The type is the wrong-type values' business, and the others state no rule.
                 "items" if value == false => bound(keyword),
-                "type" | "format" | "description" | "default" | "properties" | "items"
-                | "prefixItems" | "anyOf" | "oneOf" => true,
+                "type" | "format" | "description" | "default" | "examples" | "properties"
+                | "items" | "prefixItems" | "anyOf" | "oneOf" => true,
                 other => panic!("{}: the tally does not know the keyword {other}", site.path),
             };
             assert!(

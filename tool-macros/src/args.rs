@@ -174,6 +174,12 @@ fn emit(input: &DeriveInput, args: &[crate::model::Arg], groups: &[Group]) -> To
             impl ::toolkit::Arg for #ident {
                 const NESTING: usize = 1 + ::toolkit::__private::deepest(&[#(#nesting),*]);
 
+                fn nested_args(
+                    found: &mut ::std::vec::Vec<&'static [::toolkit::__private::ArgSpec]>,
+                ) {
+                    found.push(<Self as ::toolkit::Args>::ARGS);
+                }
+
                 fn schema(
                     schema: &mut ::toolkit::__private::JsonMap<
                         ::std::string::String,

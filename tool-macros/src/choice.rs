@@ -214,8 +214,8 @@ fn arg_impl(ident: &syn::Ident) -> TokenStream {
 
         #[automatically_derived]
         impl ::toolkit::__private::StringDefault for #ident {
-            const NAMES: ::core::option::Option<&'static [&'static str]> =
-                ::core::option::Option::Some(<Self as ::toolkit::Choice>::NAMES);
+            const FORM: ::toolkit::__private::StringForm =
+                ::toolkit::__private::StringForm::Names(<Self as ::toolkit::Choice>::NAMES);
         }
     }
 }

@@ -14,7 +14,7 @@ use syn::spanned::Spanned as _;
 use crate::ast::Input;
 use crate::check::check;
 use crate::ctxt::Ctxt;
-use crate::model::{Arg, DefaultValue, Group, Model, Presence, Rules};
+use crate::model::{Arg, Group, Model, Presence, Rules, Value};
 use crate::rule::{located, whole_refusal};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
@@ -165,6 +165,9 @@ pub fn arg_spec(arg: &Arg) -> TokenStream {
             .then(|| quote_spanned!(ty.span()=> <#ty as ::toolkit::__private::Flatten>::others)),
     );
     let schema = quote_spanned!(ty.span()=> <#ty as ::toolkit::Arg>::schema);
+    let refusals = quote_spanned!(ty.span()=> ::toolkit::__private::refusals::<#ty>);
+    let nested = quote_spanned!(ty.span()=> <#ty as ::toolkit::Arg>::nested_args);
+    let examples = arg.examples.iter().map(|(example, _)| literal(example));
     let rules = rules_spec(&arg.rules);
     let presence = match &arg.presence {
         Presence::Required => quote!(::toolkit::__private::Presence::Required),
@@ -173,20 +176,7 @@ pub fn arg_spec(arg: &Arg) -> TokenStream {
             quote!(::toolkit::__private::Presence::RequiredUnless(#index))
         }
         Presence::Default(default, _) => {
-            let value = match default {
-                DefaultValue::String(text) => {
-                    quote!(::toolkit::__private::DefaultValue::String(#text))
-                }
-                DefaultValue::Boolean(flag) => {
-                    quote!(::toolkit::__private::DefaultValue::Boolean(#flag))
-                }
-                DefaultValue::Integer(number) => {
-                    quote!(::toolkit::__private::DefaultValue::Integer(#number))
-                }
-                DefaultValue::Float(number) => {
-                    quote!(::toolkit::__private::DefaultValue::Float(#number))
-                }
-            };
+            let value = literal(default);
             quote!(::toolkit::__private::Presence::Default(#value))
         }
     };
@@ -202,6 +192,23 @@ pub fn arg_spec(arg: &Arg) -> TokenStream {
             ignored_with: #ignored_with,
             nullable: #nullable,
             flatten: #flatten,
+            examples: &[#(#examples),*],
+            refusals: #refusals,
+            nested: #nested,
+        }
+    }
+}
+
+/// A default or an example as a `toolkit::Literal` expression.
+fn literal(value: &Value) -> TokenStream {
+    match value {
+        Value::String(text) => quote!(::toolkit::__private::Literal::String(#text)),
+        Value::Boolean(flag) => quote!(::toolkit::__private::Literal::Boolean(#flag)),
+        Value::Integer(number) => quote!(::toolkit::__private::Literal::Integer(#number)),
+        Value::Float(number) => quote!(::toolkit::__private::Literal::Float(#number)),
+        Value::List(items) => {
+            let items = items.iter().map(|(item, _)| literal(item));
+            quote!(::toolkit::__private::Literal::List(&[#(#items),*]))
         }
     }
 }
@@ -282,49 +289,100 @@ pub fn assertions(arg: &Arg) -> TokenStream {
     let what = format!("the type `{}`", crate::rule::type_name(ty));
     let mut checks = rule_assertions(&arg.rules, ty, &what);
     if let Presence::Default(default, span) = &arg.presence {
-        let refusal = |value: &dyn std::fmt::Display| {
-            format!(
-                "the default {value} is not a value {what} can hold: choose one the field's \
-                 type can hold, or a wider type"
-            )
-        };
-        let span = *span;
-        let ty = located(ty, span);
-        let check = match default {
-            DefaultValue::Integer(value) => {
-                let refusal = whole_refusal(
-                    &format!("the default {value}"),
-                    *value,
-                    &what,
-                    "choose one the field's type can hold",
-                );
-                let not_one = format!(
-                    "the default {value} is none of the values of {what}: write one of its \
-                     variants' numbers"
-                );
-                quote_spanned!(span=>
-                    ::toolkit::__private::whole_default::<#ty>(#value, #refusal, #not_one)
-                )
-            }
-            DefaultValue::Float(value) => {
-                let refusal = refusal(&format!("{value:?}"));
-                quote_spanned!(span=> ::toolkit::__private::float::<#ty>(#value, #refusal))
-            }
-            DefaultValue::String(text) => {
-                let refusal = format!(
-                    "the default {text:?} is not a value the type `{}` holds: write one of its \
-                     values' wire names",
-                    crate::rule::type_name(arg.ty)
-                );
-                quote_spanned!(span=> ::toolkit::__private::string_default::<#ty>(#text, #refusal))
-            }
-            DefaultValue::Boolean(_) => {
-                quote_spanned!(span=> ::toolkit::__private::boolean_default::<#ty>())
-            }
-        };
-        checks.extend(quote_spanned!(span=> const _: () = #check;));
+        let ty = located(ty, *span);
+        checks.extend(literal_assertions(
+            default,
+            *span,
+            &ty,
+            &what,
+            "the default",
+        ));
+    }
+    for (example, span) in &arg.examples {
+        let ty = located(ty, *span);
+        checks.extend(literal_assertions(
+            example,
+            *span,
+            &ty,
+            &what,
+            "the example",
+        ));
     }
     checks
+}
+
+/// The compile-time checks that `value`, written at `span`, is a value of the type `ty` (which
+/// `what` names, and which is `located` where an error about it should point): a constant each,
+/// spanned on the literal; a list's elements each against the element type. `the` names the
+/// literal: `the default`, `the example`.
+fn literal_assertions(
+    value: &Value,
+    span: proc_macro2::Span,
+    ty: &TokenStream,
+    what: &str,
+    the: &str,
+) -> TokenStream {
+    let check = match value {
+        Value::Integer(value) => {
+            let refusal = whole_refusal(
+                &format!("{the} {value}"),
+                *value,
+                what,
+                "choose one the field's type can hold",
+            );
+            let not_one = format!(
+                "{the} {value} is none of the values of {what}: write one of its variants' numbers"
+            );
+            quote_spanned!(span=>
+                ::toolkit::__private::whole_default::<#ty>(#value, #refusal, #not_one)
+            )
+        }
+        Value::Float(value) => {
+            let refusal = format!(
+                "{the} {value:?} is not a value {what} can hold: choose one the field's type can \
+                 hold, or a wider type"
+            );
+            quote_spanned!(span=> ::toolkit::__private::float::<#ty>(#value, #refusal))
+        }
+        Value::String(text) => {
+            let not_one = format!(
+                "{the} {text:?} is not a value {what} holds: write one of its values' wire names"
+            );
+            let malformed = format!(
+                "{the} {text:?} is not in the form {what} reads: a UUID is written \
+                 3f2504e0-4f89-11d3-9a0c-0305e82c3301, a date 2024-05-31, a date and time \
+                 2024-05-31T14:30:00Z"
+            );
+            quote_spanned!(span=>
+                ::toolkit::__private::string_default::<#ty>(#text, #not_one, #malformed)
+            )
+        }
+        Value::Boolean(_) => {
+            quote_spanned!(span=> ::toolkit::__private::boolean_default::<#ty>())
+        }
+        Value::List(items) => {
+            let what = format!("each element of {}", what.trim_start_matches("the type "));
+            let the = format!("{the}'s element");
+            let elements: TokenStream = items
+                .iter()
+                .map(|(item, item_span)| {
+                    // The list type stays where the list is, so that a type that is no list is
+                    // one error there, not one more for each element.
+                    let element = quote_spanned!(*item_span=>
+                        <#ty as ::toolkit::__private::ListDefault>::Item
+                    );
+                    literal_assertions(item, *item_span, &element, &what, &the)
+                })
+                .collect();
+            return quote_spanned! {span=>
+                const _: () = ::toolkit::__private::list_default::<
+                    <#ty as ::toolkit::__private::ListDefault>::Item
+                >();
+                #elements
+            };
+        }
+    };
+    quote_spanned!(span=> const _: () = #check;)
 }
 
 fn option(value: Option<TokenStream>) -> TokenStream {

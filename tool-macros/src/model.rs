@@ -69,6 +69,9 @@ pub struct Arg<'a> {
     pub flatten: bool,
     /// The entity `exists = …` names, and where the key was written.
     pub exists: Option<(syn::Path, proc_macro2::Span)>,
+    /// `examples = [...]`: each value, and where it was written (for the generated checks
+    /// against the type).
+    pub examples: Vec<(Value, proc_macro2::Span)>,
 }
 
 /// The rules of one value, checked: its own, and its elements' (`each(...)`) with where
@@ -83,14 +86,59 @@ pub enum Presence {
     Required,
     Optional,
     /// A default, and where it was written (for the generated checks against the type).
-    Default(DefaultValue, proc_macro2::Span),
+    Default(Value, proc_macro2::Span),
     RequiredUnless(usize),
 }
 
-/// A default, already checked against the rules; the generated code checks it against the type.
-pub enum DefaultValue {
+/// A default or an example, already checked against the rules; the generated code checks it
+/// against the type.
+pub enum Value {
     String(String),
     Boolean(bool),
     Integer(i128),
     Float(f64),
+    /// A list's elements, each with where it was written.
+    List(Vec<(Value, proc_macro2::Span)>),
+}
+
+impl Value {
+    /// Whether two values are the same JSON value, as `uniqueItems` compares them: `1` and
+    /// `1.0` are one number.
+    pub fn same(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::Boolean(a), Value::Boolean(b)) => a == b,
+            (Value::Integer(a), Value::Integer(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a == b,
+            (Value::Integer(a), Value::Float(b)) | (Value::Float(b), Value::Integer(a)) => {
+                *a as f64 == *b
+            }
+            (Value::List(a), Value::List(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|((a, _), (b, _))| a.same(b))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The value as it would be written in the attribute.
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::String(text) => write!(f, "{text:?}"),
+            Value::Boolean(flag) => flag.fmt(f),
+            Value::Integer(number) => number.fmt(f),
+            Value::Float(number) => write!(f, "{number:?}"),
+            Value::List(items) => {
+                f.write_str("[")?;
+                for (index, (item, _)) in items.iter().enumerate() {
+                    if index > 0 {
+                        f.write_str(", ")?;
+                    }
+                    item.fmt(f)?;
+                }
+                f.write_str("]")
+            }
+        }
+    }
 }

@@ -20,7 +20,7 @@ use proc_macro2::TokenStream;
 use quote::ToTokens;
 
 use crate::ctxt::Ctxt;
-use crate::model::DefaultValue;
+use crate::model::Value;
 use crate::setting::{Literal, Setting, report_infinite, report_suffix};
 
 /// Every rule, in the order a call checks them.
@@ -45,8 +45,9 @@ pub trait Rule: Sync {
 
 /// A rule a field has, its settings checked.
 pub trait Checked {
-    /// Why `default` breaks this rule, as the whole compile error, if it does.
-    fn refuse_default(&self, default: &DefaultValue) -> Option<String>;
+    /// Why `value` (a default, an example or an element of one, as `subject` names it) breaks
+    /// this rule, as the whole compile error, if it does.
+    fn refuse(&self, value: &Value, subject: &Subject) -> Option<String>;
 
     /// The spec entry: an expression of the rule's type in `toolkit::rule`.
     fn spec(&self) -> TokenStream;
@@ -56,6 +57,14 @@ pub trait Checked {
     /// rule. `what` names that value for a message: "the type `u8`", "each element of
     /// `Vec<u8>`".
     fn assertions(&self, ty: &syn::Type, what: &str) -> TokenStream;
+}
+
+/// A literal a rule is checked against, as a compile error names it.
+pub struct Subject {
+    /// `the default`, `the example`, `an element of the default`.
+    pub the: String,
+    /// What to choose in its place: `a default`, `an example`.
+    pub instead: &'static str,
 }
 
 /// A number as written in `#[arg(...)]`.

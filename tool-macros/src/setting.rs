@@ -130,8 +130,8 @@ pub fn report_duplicate(cx: &mut Ctxt, attr: &str, key: &Ident) {
     );
 }
 
-/// A literal value (`10`, `-1`, `0.5`, `false`, `"title"`), before it is checked against what
-/// its key and the field's type need.
+/// A literal value (`10`, `-1`, `0.5`, `false`, `"title"`, `["a", "b"]`), before it is checked
+/// against what its key and the field's type need.
 pub enum Literal {
     Integer(i128),
     /// A number with a fraction or an exponent (`0.5`, `1e3`), finite.
@@ -142,11 +142,34 @@ pub enum Literal {
     Suffixed(Lit),
     /// A float too large for an `f64` (`1e400`), refused.
     Infinite(Lit),
+    /// Literals in brackets (`["a", "b"]`), each with where it was written.
+    List(Vec<(Literal, TokenStream)>),
     Other,
 }
 
 impl Parse for Literal {
     fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        if input.peek(syn::token::Bracket) {
+            let inside;
+            syn::bracketed!(inside in input);
+            let mut items = Vec::new();
+            while !inside.is_empty() {
+                // Each element's tokens are kept, for errors about it; one that is no literal
+                // at all (`[limit]`) is `Other`, for the check to say what to write.
+                let fork = inside.fork();
+                let item = fork.parse::<Literal>().unwrap_or(Literal::Other);
+                let tokens = match item {
+                    Literal::Other => element_tokens(&inside)?,
+                    _ => take_tokens(&inside, &fork)?,
+                };
+                items.push((item, tokens));
+                if inside.is_empty() {
+                    break;
+                }
+                inside.parse::<Token![,]>()?;
+            }
+            return Ok(Literal::List(items));
+        }
         let negative = input.parse::<Option<Token![-]>>()?.is_some();
         Ok(match input.parse::<syn::Lit>()? {
             syn::Lit::Int(int) if !int.suffix().is_empty() => Literal::Suffixed(Lit::Int(int)),
@@ -170,6 +193,27 @@ impl Parse for Literal {
             _ => Literal::Other,
         })
     }
+}
+
+/// The tokens of `input` up to where `parsed` (a fork of it) has got to, consumed from `input`.
+fn take_tokens(
+    input: syn::parse::ParseStream,
+    parsed: syn::parse::ParseStream,
+) -> syn::Result<TokenStream> {
+    let mut tokens = TokenStream::new();
+    while !input.is_empty() && input.cursor() != parsed.cursor() {
+        tokens.extend([input.parse::<proc_macro2::TokenTree>()?]);
+    }
+    Ok(tokens)
+}
+
+/// The tokens of `input` up to the next comma outside groups, consumed.
+fn element_tokens(input: syn::parse::ParseStream) -> syn::Result<TokenStream> {
+    let mut tokens = TokenStream::new();
+    while !input.is_empty() && !input.peek(Token![,]) {
+        tokens.extend([input.parse::<proc_macro2::TokenTree>()?]);
+    }
+    Ok(tokens)
 }
 
 /// Reports a number written with a type suffix (`10usize`, `0.5f32`): the field's type is the

@@ -51,6 +51,7 @@ pub const TOOL_ALIASES: &[(&str, &str)] = &[
 
 // #[arg(...)], besides the keys the rules read (see `rule`)
 pub const DEFAULT: &str = "default";
+pub const EXAMPLES: &str = "examples";
 pub const MESSAGE: &str = "message";
 pub const EXISTS: &str = "exists";
 pub const REQUIRED_UNLESS: &str = "required_unless";
@@ -77,6 +78,7 @@ pub const ARGS_KEYS: &[&str] = &[
 
 pub const ARG_KEYS: &[&str] = &[
     DEFAULT,
+    EXAMPLES,
     MESSAGE,
     EXISTS,
     REQUIRED_UNLESS,

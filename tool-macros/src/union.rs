@@ -424,6 +424,10 @@ fn emit(input: &DeriveInput, tag: Option<&str>, branches: &[Branch]) -> TokenStr
     };
     let specs = branches.iter().map(branch_spec);
     let nesting = branches.iter().map(nesting);
+    let values = branches.iter().filter_map(|branch| match &branch.shape {
+        Shape::Value(arg) => Some(arg.ty),
+        _ => None,
+    });
     let read = match tag {
         Some(_) => read_tagged(branches),
         None => read_untagged(branches),
@@ -443,6 +447,17 @@ fn emit(input: &DeriveInput, tag: Option<&str>, branches: &[Branch]) -> TokenStr
             #[automatically_derived]
             impl ::toolkit::Arg for #ident {
                 const NESTING: usize = ::toolkit::__private::deepest(&[#(#nesting),*]);
+
+                fn nested_args(
+                    found: &mut ::std::vec::Vec<&'static [::toolkit::__private::ArgSpec]>,
+                ) {
+                    for branch in <Self as ::toolkit::Union>::BRANCHES {
+                        if let ::toolkit::__private::Shape::Object { fields, .. } = branch.shape {
+                            found.push(fields);
+                        }
+                    }
+                    #(<#values as ::toolkit::Arg>::nested_args(found);)*
+                }
 
                 fn schema(
                     schema: &mut ::toolkit::__private::JsonMap<

@@ -8,7 +8,7 @@
 mod boolean;
 pub(crate) mod choice;
 #[cfg(feature = "chrono")]
-mod date;
+pub(crate) mod date;
 mod float;
 mod integer;
 mod json;
@@ -22,7 +22,7 @@ pub(crate) mod union;
 mod uri;
 #[cfg(feature = "url")]
 mod url;
-mod uuid;
+pub(crate) mod uuid;
 
 pub use choice::Choice;
 pub use integer::MAX_SAFE_INTEGER;
@@ -67,6 +67,15 @@ pub trait Arg: Sized + Send + 'static {
     /// right type is then checked against the declared rules ([`Reading::check`]). `None` when
     /// anything was refused (and reported to `at`).
     fn read(value: &Value, rules: &Rules, at: &mut Reading<'_>) -> Option<Self>;
+
+    /// Adds to `found` the fields of every object the type holds: an object's own, and those
+    /// of a list's, a map's, a tuple's or a union's objects. A toolbox walks them to check each
+    /// declared default and example. A type that holds no object keeps the default, which adds
+    /// nothing.
+    #[doc(hidden)]
+    fn nested_args(found: &mut Vec<&'static [crate::ArgSpec]>) {
+        let _ = found;
+    }
 }
 
 /// The rules declared on one value, in the order a call checks them.

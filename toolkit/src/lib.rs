@@ -127,7 +127,7 @@ pub use serve_error::ServeError;
 pub use server::{Handler, Server};
 #[cfg(any(feature = "stdio", feature = "http"))]
 pub use shutdown::shutdown_signal;
-pub use spec::{ArgSpec, DefaultValue, Hints, Presence, ToolSpec};
+pub use spec::{ArgSpec, Hints, Literal, Presence, ToolSpec};
 /// The token a [`Cancellation`] carries, and [`Context::cancelled_by`] takes.
 pub use tokio_util::sync::CancellationToken;
 pub use tool_macros::{Args, Choice, Tool};
@@ -238,24 +238,82 @@ pub mod __private {
     pub use crate::read::Fields;
     pub use crate::rule::{Characters, Numeric};
     pub use crate::schema::object_schema;
-    pub use crate::{ArgSpec, DefaultValue, Hints, Presence, ToolSpec};
+    pub use crate::{ArgSpec, Hints, Literal, Presence, ToolSpec};
     use crate::{Entity, Exists, ToolError, Uuid};
 
-    /// A type that a string default fits. Checked in generated code, so that a default of the
-    /// wrong kind is a compile error on the default.
+    /// A type that a string literal (a default or an example) fits. Checked in generated code,
+    /// so that a literal of the wrong kind is a compile error on it.
     #[diagnostic::on_unimplemented(
-        message = "a `{Self}` argument cannot have a string default",
-        label = "a string default",
-        note = "a string default fits a `String` argument, or a `#[derive(Choice)]` enum's \
-                argument when it names one of its values; an integer choice's default is one of \
-                its numbers (`default = 3`)"
+        message = "a `{Self}` argument cannot have a string default or example",
+        label = "a string",
+        note = "a string fits a `String` argument, a `#[derive(Choice)]` enum's argument when it \
+                names one of its values, or a typed format (a UUID, a URL, a date); an integer \
+                choice's is one of its numbers (`default = 3`); a list's is written in brackets \
+                (`default = [\"a\", \"b\"]`)"
     )]
     pub trait StringDefault {
-        /// The strings the type holds, where it does not hold every string (a `Choice`'s names).
-        const NAMES: Option<&'static [&'static str]> = None;
+        /// Which strings the type holds, as far as a constant can tell.
+        const FORM: StringForm = StringForm::Any;
+    }
+
+    /// Which strings a type holds, as far as a constant can tell: what a string literal is
+    /// checked against at compile time. A toolbox reads every literal as a call would when it
+    /// adds the tool, which catches the rest (a URL, the 30th of February).
+    pub enum StringForm {
+        /// Any string, as far as a constant can tell.
+        Any,
+        /// One of these names (a `Choice`'s).
+        Names(&'static [&'static str]),
+        /// A UUID in the hyphenated form.
+        Uuid,
+        /// A date, `2024-05-31`.
+        #[cfg(feature = "chrono")]
+        Date,
+        /// An RFC 3339 date and time, `2024-05-31T14:30:00Z`.
+        #[cfg(feature = "chrono")]
+        DateTime,
     }
 
     impl StringDefault for String {}
+
+    impl StringDefault for Uuid {
+        const FORM: StringForm = StringForm::Uuid;
+    }
+
+    #[cfg(feature = "url")]
+    impl StringDefault for url::Url {}
+
+    #[cfg(feature = "uri")]
+    impl StringDefault for fluent_uri::Uri<String> {}
+
+    #[cfg(feature = "chrono")]
+    impl StringDefault for chrono::NaiveDate {
+        const FORM: StringForm = StringForm::Date;
+    }
+
+    #[cfg(feature = "chrono")]
+    impl<Z: chrono::TimeZone> StringDefault for chrono::DateTime<Z>
+    where
+        Self: crate::Arg,
+    {
+        const FORM: StringForm = StringForm::DateTime;
+    }
+
+    /// A type that a list literal (`default = ["a", "b"]`) fits, whose elements are `Item`s.
+    #[diagnostic::on_unimplemented(
+        message = "a `{Self}` argument cannot have a list default or example",
+        label = "a list",
+        note = "a list in brackets fits a `Vec<T>` argument, each element a literal of `T`; \
+                another argument's default is one literal (`default = 10`, `default = \"a\"`)"
+    )]
+    pub trait ListDefault {
+        /// The type of each element.
+        type Item;
+    }
+
+    impl<T: crate::Arg> ListDefault for Vec<T> {
+        type Item = T;
+    }
 
     /// A type that a whole-number default (`default = 3`) fits: a number within its range, or
     /// an integer choice when it is one of its values. Checked in generated code, so that a
@@ -416,19 +474,50 @@ pub mod __private {
         }
     }
 
-    /// A string default on a field of type `T`: one of its names, if it has names.
-    pub const fn string_default<T: StringDefault>(value: &str, refusal: &str) {
-        let Some(names) = T::NAMES else {
-            return;
-        };
-        let mut index = 0;
-        while index < names.len() {
-            if same_str(names[index], value) {
-                return;
+    /// A string literal on a field of type `T`: one of its names, if it has names (else
+    /// `not_one`), and in its form, if it has one a constant can check (else `malformed`).
+    pub const fn string_default<T: StringDefault>(value: &str, not_one: &str, malformed: &str) {
+        let fits = match T::FORM {
+            StringForm::Any => true,
+            StringForm::Names(names) => {
+                let mut index = 0;
+                while index < names.len() && !same_str(names[index], value) {
+                    index += 1;
+                }
+                if index == names.len() {
+                    panic!("{}", not_one);
+                }
+                true
             }
-            index += 1;
+            StringForm::Uuid => crate::arg::uuid::hyphenated(value),
+            #[cfg(feature = "chrono")]
+            StringForm::Date => crate::arg::date::full_date(value),
+            #[cfg(feature = "chrono")]
+            StringForm::DateTime => crate::arg::date::rfc3339_date_time(value),
+        };
+        if !fits {
+            panic!("{}", malformed);
         }
-        panic!("{}", refusal);
+    }
+
+    /// A list literal on a field of type `L`, called with `T` = `<L as ListDefault>::Item`:
+    /// naming the element type is the check that `L` is a list, written as each element's
+    /// check writes it, so that a field that is no list is one error, not one per element.
+    pub const fn list_default<T>() {}
+
+    /// What reading `value` as a `T` with `rules` refuses, one `place: sentence` each: an
+    /// [`ArgSpec::refusals`](crate::ArgSpec::refusals).
+    pub fn refusals<T: crate::Arg>(value: &JsonValue, rules: &crate::arg::Rules) -> Vec<String> {
+        let mut violations = crate::Violations::default();
+        let mut reading = crate::arg::Reading::new("", false, None, &mut violations);
+        let _ = T::read(value, rules, &mut reading);
+        violations
+            .iter()
+            .map(|violation| match violation.argument.as_str() {
+                "" => violation.sentence.clone(),
+                place => format!("{place}: {}", violation.sentence),
+            })
+            .collect()
     }
 
     /// `a == b`, which a `const fn` cannot write for strings.

@@ -327,7 +327,8 @@ where
 }
 
 /// Assembles every tool of a server into one rmcp [`ToolRouter`], refusing two tools with one
-/// name and output types that cannot be published.
+/// name, output types that cannot be published, and declared defaults or examples that their
+/// arguments would refuse.
 ///
 /// ```
 /// # use toolkit::Toolbox;
@@ -440,7 +441,9 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
         self
     }
 
-    /// Adds tool `T`.
+    /// Adds tool `T`, reading each default and example declared in its arguments as a call
+    /// would: one its argument refuses (what the compiler could not check, a URL say) is a
+    /// problem [`build`](Self::build) reports, naming the tool and the argument.
     pub fn tool<T: Run<S>>(mut self) -> Self {
         let name = T::SPEC.name;
         if self.routes.iter().any(|route| route.name == name) {
@@ -449,6 +452,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             ));
         }
         self.specs.push(T::SPEC);
+        self.problems.extend(T::SPEC.refused_literals());
         match definition::<T>() {
             Ok(definition) => self.routes.push(PendingRoute {
                 name,

@@ -59,6 +59,10 @@ pub(crate) fn tagged_object_schema(
             }
             Presence::Optional | Presence::RequiredUnless(_) => {}
         }
+        if !arg.examples.is_empty() {
+            let examples = arg.examples.iter().map(|example| example.json()).collect();
+            property.insert("examples".into(), Value::Array(examples));
+        }
         let description = description(&mut property, arg.description);
         if arg.nullable {
             // `null` is a value of its own: either the type's value or `null`, described once.

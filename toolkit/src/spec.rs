@@ -44,6 +44,49 @@ impl ToolSpec {
     pub fn arg(&self, field: &str) -> Option<&ArgSpec> {
         self.args.iter().find(|arg| arg.field == field)
     }
+
+    /// Each declared default and example, in the tool's arguments and the objects inside them,
+    /// that its argument would refuse if a client sent it: one sentence each, naming the tool
+    /// and the argument.
+    pub(crate) fn refused_literals(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        refused_literals(self.name, self.args, &mut Vec::new(), &mut problems);
+        problems
+    }
+}
+
+/// [`ToolSpec::refused_literals`] of the arguments `args`, inside the arguments `path`.
+fn refused_literals(
+    tool: &str,
+    args: &'static [ArgSpec],
+    path: &mut Vec<&'static str>,
+    problems: &mut Vec<String>,
+) {
+    for arg in args {
+        path.push(arg.name);
+        let default = match arg.presence {
+            Presence::Default(default) => Some(("default", default)),
+            _ => None,
+        };
+        let examples = arg.examples.iter().map(|example| ("example", *example));
+        for (what, literal) in default.into_iter().chain(examples) {
+            let value = literal.json();
+            let refusals = (arg.refusals)(&value, &arg.rules);
+            if !refusals.is_empty() {
+                problems.push(format!(
+                    "the {what} {value} of `{tool}`'s argument `{}` is not a value it takes: {}",
+                    path.join("."),
+                    refusals.join(" ")
+                ));
+            }
+        }
+        let mut nested = Vec::new();
+        (arg.nested)(&mut nested);
+        for fields in nested {
+            refused_literals(tool, fields, path, problems);
+        }
+        path.pop();
+    }
 }
 
 /// The MCP tool annotations, which tell a client how careful to be with a tool.
@@ -86,6 +129,15 @@ pub struct ArgSpec {
     /// For a map that takes every name the object does not declare (`#[arg(flatten)]`): the
     /// object's `additionalProperties`, which it is published as rather than as a property.
     pub flatten: Option<fn(&Rules) -> Value>,
+    /// Values a client could send, published as `examples` (`#[arg(examples = [...])]`).
+    pub examples: &'static [Literal],
+    /// What reading `value` as the argument's type with `rules` would refuse, as a call reads
+    /// it, one `place: sentence` each (nothing when it fits): how a toolbox checks each declared
+    /// default and example, including those the macro cannot (a URL, a type of the user's own).
+    pub refusals: fn(&Value, &Rules) -> Vec<String>,
+    /// The fields of the objects the argument's type holds ([`Arg::nested_args`](crate::Arg)),
+    /// whose defaults and examples a toolbox checks in turn.
+    pub nested: fn(&mut Vec<&'static [ArgSpec]>),
 }
 
 impl ArgSpec {
@@ -107,34 +159,38 @@ pub enum Presence {
     /// Leaving it out gives the tool `None`.
     Optional,
     /// Leaving it out gives the tool this value.
-    Default(DefaultValue),
+    Default(Literal),
     /// Leaving it out is a broken rule unless the argument at this index is given.
     RequiredUnless(usize),
 }
 
-/// A declared default value.
-/// Checked at compile time against the field's type and rules; a call reads it as if it
-/// had been sent.
+/// A value written in a declaration: a default or an example. The macro checks it against the
+/// field's rules and, as far as a constant can, its type; a toolbox reads it as a call would
+/// when the tool is added ([`Toolbox::tool`](crate::Toolbox::tool)); a call reads a default as if
+/// it had been sent.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum DefaultValue {
-    /// A string default.
+pub enum Literal {
+    /// A string (`"title"`).
     String(&'static str),
-    /// A boolean default.
+    /// `true` or `false`.
     Boolean(bool),
-    /// A whole-number default.
+    /// A whole number (`10`).
     Integer(i128),
-    /// A default with a fraction or an exponent.
+    /// A number with a fraction or an exponent (`0.5`).
     Float(f64),
+    /// A list of literals (`["a", "b"]`), for a list argument.
+    List(&'static [Literal]),
 }
 
-impl DefaultValue {
-    /// The default as JSON, as a client would send it.
+impl Literal {
+    /// The value as JSON, as a client would send it.
     pub fn json(self) -> Value {
         match self {
-            DefaultValue::String(text) => json!(text),
-            DefaultValue::Boolean(flag) => json!(flag),
-            DefaultValue::Integer(number) => crate::arg::integer_json(number),
-            DefaultValue::Float(number) => json!(number),
+            Literal::String(text) => json!(text),
+            Literal::Boolean(flag) => json!(flag),
+            Literal::Integer(number) => crate::arg::integer_json(number),
+            Literal::Float(number) => json!(number),
+            Literal::List(items) => Value::Array(items.iter().map(|item| item.json()).collect()),
         }
     }
 }

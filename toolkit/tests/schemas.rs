@@ -94,7 +94,9 @@ pub struct Kinds {
         min_items = 1,
         max_items = 20,
         unique,
-        each(min_chars = 1, max_chars = 50)
+        each(min_chars = 1, max_chars = 50),
+        default = ["bug"],
+        examples = [["bug", "ui"]]
     )]
     labels: Vec<String>,
     #[arg(min_items = 1)]
@@ -109,8 +111,9 @@ pub struct Kinds {
     /// A milestone, or `null` to take it away.
     #[arg(min = 1)]
     milestone: Option<Option<u32>>,
-    #[arg(pattern = "^[A-Z]{2}-\\d+$")]
+    #[arg(pattern = "^[A-Z]{2}-\\d+$", examples = ["AB-12", "XY-7"])]
     key: String,
+    #[arg(default = "https://example.com/")]
     page: url::Url,
     feed: Option<fluent_uri::Uri<String>>,
     due: chrono::NaiveDate,

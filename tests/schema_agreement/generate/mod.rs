@@ -46,8 +46,20 @@ pub fn arguments(root: &Schema) -> BoxedStrategy<Object> {
     changed(root.fields(), extra, &root.together, changes.boxed())
 }
 
-/// A value `schema` must accept, often exactly at an edge.
+/// A value `schema` must accept, often exactly at an edge, and sometimes one the schema
+/// publishes as its `default` or among its `examples`, which it must accept too.
 pub fn valid(schema: &Schema) -> BoxedStrategy<Value> {
+    let published: Vec<Value> = (schema.default.iter().chain(&schema.examples))
+        .cloned()
+        .collect();
+    if published.is_empty() {
+        return drawn(schema);
+    }
+    prop_oneof![3 => drawn(schema), 1 => select(published)].boxed()
+}
+
+/// A value `schema` must accept, drawn from its kind and rules.
+fn drawn(schema: &Schema) -> BoxedStrategy<Value> {
     match &schema.kind {
         Kind::String(text) => scalars::text_valid(text),
         Kind::Uuid => scalars::uuid_valid().prop_map(Value::String).boxed(),

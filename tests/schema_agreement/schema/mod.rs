@@ -43,6 +43,8 @@ pub struct Schema {
     pub kind: Kind,
     /// `default`, the value the tool receives when this field is left out.
     pub default: Option<Value>,
+    /// `examples`, values a client could send.
+    pub examples: Vec<Value>,
     /// The rules whose edges a value can sit at and just past.
     pub edges: Vec<Edge>,
     /// For an object, its rules about which fields are given together.

@@ -57,7 +57,7 @@ pub(super) fn schema_at(json: &Value, pointer: String, path: String, id: &mut us
         (Some("boolean") | None, _) => &[],
         (Some(other), _) => panic!("{path}: this test does not know the type {other:?}"),
     };
-    let always = ["type", "description", "default"];
+    let always = ["type", "description", "default", "examples"];
     if let Some(unknown) = (keywords.keys())
         .find(|key| !always.contains(&key.as_str()) && !known.contains(&key.as_str()))
     {
@@ -96,12 +96,18 @@ pub(super) fn schema_at(json: &Value, pointer: String, path: String, id: &mut us
         _ => Kind::Any(read_depth(keywords, &path)),
     };
     let together = read_together(keywords, &path);
+    let examples = match keywords.get("examples") {
+        None => Vec::new(),
+        Some(Value::Array(examples)) => examples.clone(),
+        Some(other) => panic!("{path}: examples is {other}"),
+    };
     let mut schema = Schema {
         id: this,
         pointer,
         path,
         kind,
         default: keywords.get("default").cloned(),
+        examples,
         edges: Vec::new(),
         together,
     };
@@ -161,6 +167,7 @@ fn union_at(
             validators,
         }),
         default: None,
+        examples: Vec::new(),
         edges: Vec::new(),
         together: Vec::new(),
     }
@@ -197,6 +204,7 @@ fn nullable_at(
         path,
         kind: Kind::Nullable(Box::new(inner)),
         default: None,
+        examples: Vec::new(),
         edges: Vec::new(),
         together: Vec::new(),
     }
@@ -438,6 +446,7 @@ fn read_object(keywords: &Map<String, Value>, pointer: &str, path: &str, id: &mu
                     path: others_path,
                     kind: Kind::Any(toolkit::arg::MAX_JSON_DEPTH),
                     default: None,
+                    examples: Vec::new(),
                     edges: Vec::new(),
                     together: Vec::new(),
                 })),

@@ -1,5 +1,5 @@
 //! Boolean arguments: required, optional, and with a default.
-use toolkit::{DefaultValue, Presence, Tool};
+use toolkit::{Literal, Presence, Tool};
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub struct Out {}
@@ -18,7 +18,7 @@ fn main() {
     let args = Booleans::SPEC.args;
     let schema = toolkit::input_schema(Booleans::SPEC);
     assert!(args.iter().all(|arg| schema["properties"][arg.name]["type"] == "boolean"));
-    assert_eq!(args[0].presence, Presence::Default(DefaultValue::Boolean(false)));
+    assert_eq!(args[0].presence, Presence::Default(Literal::Boolean(false)));
     assert_eq!(args[1].presence, Presence::Required);
     assert_eq!(args[2].presence, Presence::Optional);
 }

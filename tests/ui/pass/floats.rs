@@ -1,7 +1,7 @@
 //! Float arguments: `f64` and `f32`, inclusive and exclusive bounds on either side, whole and
 //! fractional bounds and defaults, and an optional float.
 use serde_json::json;
-use toolkit::{DefaultValue, Presence, Tool};
+use toolkit::{Literal, Presence, Tool};
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub struct Out {}
@@ -40,8 +40,8 @@ fn main() {
         "type": "number", "minimum": -f64::from(f32::MAX), "maximum": f64::from(f32::MAX)
     }));
     let presence: Vec<Presence> = Floats::SPEC.args.iter().map(|arg| arg.presence).collect();
-    assert_eq!(presence[0], Presence::Default(DefaultValue::Integer(30)));
-    assert_eq!(presence[3], Presence::Default(DefaultValue::Float(0.25)));
+    assert_eq!(presence[0], Presence::Default(Literal::Integer(30)));
+    assert_eq!(presence[3], Presence::Default(Literal::Float(0.25)));
 
     let arguments = json!({ "latitude": 45, "ratio": 0.5, "anything": -1e300 });
     let floats: Floats = toolkit::parse(arguments.as_object()).unwrap();

@@ -1,7 +1,7 @@
 //! Integer arguments of every width, with either bound, both, neither, negative bounds and
 //! defaults; undeclared bounds are the type's own, a 64-bit type's narrowed to ±(2^53 − 1).
 use toolkit::rule::{Bound, Number, Range};
-use toolkit::{DefaultValue, Presence, Tool};
+use toolkit::{Literal, Presence, Tool};
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub struct Out {}
@@ -63,15 +63,15 @@ fn main() {
     assert_eq!(declared[4], None);
     let presence: Vec<Presence> = Integers::SPEC.args.iter().map(|arg| arg.presence).collect();
     assert_eq!(presence, [
-        Presence::Default(DefaultValue::Integer(0)),
-        Presence::Default(DefaultValue::Integer(10)),
+        Presence::Default(Literal::Integer(0)),
+        Presence::Default(Literal::Integer(10)),
         Presence::Required,
         Presence::Required,
         Presence::Required,
         Presence::Optional,
         Presence::Required,
         Presence::Required,
-        Presence::Default(DefaultValue::Integer(5)),
+        Presence::Default(Literal::Integer(5)),
         Presence::Optional,
         Presence::Required,
     ]);

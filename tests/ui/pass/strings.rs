@@ -1,6 +1,6 @@
 //! String arguments with lengths in characters and string defaults.
 use toolkit::rule::{Length, Range};
-use toolkit::{DefaultValue, Presence, Tool};
+use toolkit::{Literal, Presence, Tool};
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub struct Out {}
@@ -26,6 +26,6 @@ fn main() {
     assert_eq!(args[0].rule::<Length>(), Some(&Length { min: None, max: Some(100) }));
     assert_eq!(args[1].rule::<Length>(), Some(&Length { min: Some(1), max: None }));
     assert_eq!(args[2].rule::<Length>(), Some(&Length { min: Some(2), max: Some(8) }));
-    assert_eq!(args[2].presence, Presence::Default(DefaultValue::String("title")));
+    assert_eq!(args[2].presence, Presence::Default(Literal::String("title")));
     assert!(args[3].rules.own.is_empty());
 }

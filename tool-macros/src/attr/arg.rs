@@ -18,6 +18,8 @@ pub struct ArgAttrs {
     /// (see `rule`).
     pub rules: RuleSettings,
     pub default: Slot<Literal>,
+    /// `examples = [...]`: values published as the argument's `examples`.
+    pub examples: Slot<Literal>,
     pub message: Slot<LitStr>,
     pub exists: Slot<syn::Path>,
     pub required_unless: Slot<Ident>,
@@ -38,6 +40,7 @@ impl ArgAttrs {
     pub fn presence_keys(&self) -> impl Iterator<Item = &Ident> {
         [
             self.default.get().map(|setting| &setting.key),
+            self.examples.get().map(|setting| &setting.key),
             self.message.get().map(|setting| &setting.key),
             self.exists.get().map(|setting| &setting.key),
             self.required_unless.get().map(|setting| &setting.key),
@@ -67,6 +70,15 @@ pub fn parse_arg_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ArgAttrs {
             match key.to_string().as_str() {
                 // #[arg(default = 10)], #[arg(default = false)], #[arg(default = "title")]
                 DEFAULT => fill(cx, &meta, key, "default = 10", ARG, &mut out.default)?,
+                // #[arg(examples = ["Dune", "Alien"])], #[arg(examples = [["a", "b"], []])]
+                EXAMPLES => fill(
+                    cx,
+                    &meta,
+                    key,
+                    "examples = [\"first\", \"second\"]",
+                    ARG,
+                    &mut out.examples,
+                )?,
                 // #[arg(message = "A star rating must be between 1 and 5.")]
                 MESSAGE => fill(cx, &meta, key, "message = \"…\"", ARG, &mut out.message)?,
                 // #[arg(exists = Movie)]

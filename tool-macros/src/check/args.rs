@@ -7,8 +7,10 @@ use super::MAX_NAME_CHARS;
 use crate::ast::{ArgType, Field};
 use crate::case::{self, Case};
 use crate::ctxt::Ctxt;
-use crate::model::{Arg, DefaultValue, Presence, Rules};
-use crate::rule::{self, Checked, RULES, Written, type_name};
+use proc_macro2::{Span, TokenStream};
+
+use crate::model::{Arg, Presence, Rules, Value};
+use crate::rule::{self, RULES, Subject, Written, type_name};
 use crate::setting::{Literal, RuleSettings, Setting, report_infinite, report_suffix};
 
 /// A name a client sends an argument under: a letter, then letters, digits, `_` or `-`, so that it
@@ -81,7 +83,12 @@ fn check_arg<'a>(
     let presence = if flatten {
         Presence::Optional
     } else {
-        check_presence(cx, field, arg_type, &rules.own, required_unless)
+        check_presence(cx, field, arg_type, &rules, required_unless)
+    };
+    let examples = if flatten {
+        Vec::new()
+    } else {
+        check_examples(cx, field, &rules)
     };
     let message = check_message(cx, field);
     Some(Arg {
@@ -100,6 +107,7 @@ fn check_arg<'a>(
             .exists
             .get()
             .map(|setting| (setting.value.clone(), setting.key.span())),
+        examples,
     })
 }
 
@@ -269,7 +277,7 @@ fn check_presence(
     cx: &mut Ctxt,
     field: &Field,
     arg_type: ArgType,
-    rules: &[Box<dyn Checked>],
+    rules: &Rules,
     required_unless: Option<usize>,
 ) -> Presence {
     let Some(setting) = field.attrs.default.get() else {
@@ -311,15 +319,67 @@ fn check_presence(
     }
 }
 
-/// The default, if it is a literal that keeps the field's own rules. Whether it fits the
-/// field's type the generated code checks.
-fn check_default(
+/// The default, if it is a literal that keeps the field's rules. Whether it fits the field's
+/// type the generated code checks.
+fn check_default(cx: &mut Ctxt, setting: &Setting<Literal>, rules: &Rules) -> Option<Value> {
+    let subject = Subject {
+        the: "the default".into(),
+        instead: "a default",
+    };
+    let Literal::Other = setting.value else {
+        return check_literal(cx, &setting.value, &setting.value_span(), rules, &subject);
+    };
+    cx.error_spanned_by(
+        setting.value_span(),
+        "a default is a literal of the field's type: `default = 10`, `default = 0.5`, `default = \
+         true` or `default = \"text\"`, and a list's is in brackets: `default = [\"a\", \"b\"]`",
+    );
+    None
+}
+
+/// `examples = [...]`: each example, if it is a literal that keeps the field's rules, with
+/// where it was written. Whether each fits the field's type the generated code checks.
+fn check_examples(cx: &mut Ctxt, field: &Field, rules: &Rules) -> Vec<(Value, Span)> {
+    let Some(setting) = field.attrs.examples.get() else {
+        return Vec::new();
+    };
+    let Literal::List(examples) = &setting.value else {
+        cx.error_spanned_by(
+            setting.value_span(),
+            "`examples` lists values in brackets, each a literal of the field's type: \
+             `examples = [\"first\", \"second\"]`, or for a list `examples = [[\"a\", \"b\"]]`",
+        );
+        return Vec::new();
+    };
+    if examples.is_empty() {
+        cx.error_spanned_by(
+            setting.value_span(),
+            "`examples = []` publishes nothing: list at least one value, or drop the key",
+        );
+    }
+    let subject = Subject {
+        the: "the example".into(),
+        instead: "an example",
+    };
+    examples
+        .iter()
+        .filter_map(|(example, tokens)| {
+            let value = check_literal(cx, example, tokens, rules, &subject)?;
+            Some((value, start(tokens)))
+        })
+        .collect()
+}
+
+/// A literal as a value, if it is one that keeps `rules`; each element of a list keeps the
+/// rules of `each(...)`. Every mistake is reported, on the literal (`tokens`) at fault.
+fn check_literal(
     cx: &mut Ctxt,
-    setting: &Setting<Literal>,
-    rules: &[Box<dyn Checked>],
-) -> Option<DefaultValue> {
-    let span = setting.value_span();
-    let default = match &setting.value {
+    literal: &Literal,
+    tokens: &TokenStream,
+    rules: &Rules,
+    subject: &Subject,
+) -> Option<Value> {
+    let value = match literal {
         Literal::Suffixed(literal) => {
             report_suffix(cx, literal);
             return None;
@@ -328,24 +388,59 @@ fn check_default(
             report_infinite(cx, literal);
             return None;
         }
-        Literal::Integer(value) => DefaultValue::Integer(*value),
-        Literal::Float(value) => DefaultValue::Float(*value),
-        Literal::Boolean(value) => DefaultValue::Boolean(*value),
-        Literal::String(value) => DefaultValue::String(value.clone()),
+        Literal::Integer(value) => Value::Integer(*value),
+        Literal::Float(value) => Value::Float(*value),
+        Literal::Boolean(value) => Value::Boolean(*value),
+        Literal::String(value) => Value::String(value.clone()),
+        Literal::List(items) => {
+            let none = Rules {
+                own: Vec::new(),
+                each: None,
+            };
+            let each = rules.each.as_ref().map_or(&none, |(_, each)| &**each);
+            let element = Subject {
+                the: format!("{}'s element", subject.the),
+                instead: subject.instead,
+            };
+            let items: Vec<Option<(Value, Span)>> = items
+                .iter()
+                .map(|(item, tokens)| {
+                    let value = check_literal(cx, item, tokens, each, &element)?;
+                    Some((value, start(tokens)))
+                })
+                .collect();
+            Value::List(items.into_iter().collect::<Option<_>>()?)
+        }
         Literal::Other => {
             cx.error_spanned_by(
-                &span,
-                "a default is a literal of the field's type: `default = 10`, `default = 0.5`, \
-                 `default = true` or `default = \"text\"`",
+                tokens,
+                format!(
+                    "{} is a literal of the field's type: `10`, `0.5`, `true`, `\"text\"`, or a \
+                     list's in brackets, `[\"a\", \"b\"]`",
+                    subject.the
+                ),
             );
             return None;
         }
     };
-    if let Some(refusal) = rules.iter().find_map(|rule| rule.refuse_default(&default)) {
-        cx.error_spanned_by(&span, refusal);
+    if let Some(refusal) = rules
+        .own
+        .iter()
+        .find_map(|rule| rule.refuse(&value, subject))
+    {
+        cx.error_spanned_by(tokens, refusal);
         return None;
     }
-    Some(default)
+    Some(value)
+}
+
+/// Where `tokens` begin, for generated code that a compile error about them should point at.
+fn start(tokens: &TokenStream) -> Span {
+    tokens
+        .clone()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |token| token.span())
 }
 
 /// A custom message must replace a declared rule and read as a sentence.

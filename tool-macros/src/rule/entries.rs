@@ -4,9 +4,11 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Checked, Key, Rule, Written, counts, option_tokens, requirements, written_keys};
+use super::{
+    Checked, Key, Rule, Subject, Written, counts, option_tokens, requirements, written_keys,
+};
 use crate::ctxt::Ctxt;
-use crate::model::DefaultValue;
+use crate::model::Value;
 
 pub struct Entries;
 
@@ -45,7 +47,7 @@ struct EntryCount {
 }
 
 impl Checked for EntryCount {
-    fn refuse_default(&self, _default: &DefaultValue) -> Option<String> {
+    fn refuse(&self, _value: &Value, _subject: &Subject) -> Option<String> {
         // No literal is a map, so a map never has a default; the type check refuses one.
         None
     }

@@ -5,9 +5,9 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
-use super::{Checked, Key, Rule, Written, requirements};
+use super::{Checked, Key, Rule, Subject, Written, requirements};
 use crate::ctxt::Ctxt;
-use crate::model::DefaultValue;
+use crate::model::Value;
 use crate::setting::Literal;
 
 pub struct Format;
@@ -76,14 +76,18 @@ struct Email {
 }
 
 impl Checked for Email {
-    fn refuse_default(&self, default: &DefaultValue) -> Option<String> {
-        let DefaultValue::String(text) = default else {
+    fn refuse(&self, value: &Value, subject: &Subject) -> Option<String> {
+        let Value::String(text) = value else {
             return None;
         };
         // The macro does not read addresses (`email_address` is the toolkit's, behind a
-        // feature); a default must at least have the one `@` every address has.
+        // feature); a literal must at least have the one `@` every address has, and a toolbox
+        // reads it as a call would.
         (text.matches('@').count() != 1).then(|| {
-            format!("the default {text:?} is not an email address: choose one, or no default")
+            format!(
+                "{} {text:?} is not an email address: choose {} that is",
+                subject.the, subject.instead
+            )
         })
     }
 

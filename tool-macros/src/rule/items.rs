@@ -4,9 +4,11 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Checked, Key, Rule, Written, counts, option_tokens, requirements, written_keys};
+use super::{
+    Checked, Key, Rule, Subject, Written, counts, option_tokens, requirements, written_keys,
+};
 use crate::ctxt::Ctxt;
-use crate::model::DefaultValue;
+use crate::model::Value;
 
 pub struct Items;
 
@@ -61,9 +63,36 @@ struct ItemCount {
 }
 
 impl Checked for ItemCount {
-    fn refuse_default(&self, _default: &DefaultValue) -> Option<String> {
-        // No literal is a list, so a list never has a default; the type check refuses one.
-        None
+    fn refuse(&self, value: &Value, subject: &Subject) -> Option<String> {
+        let Value::List(items) = value else {
+            return None;
+        };
+        let count = items.len() as u64;
+        let takes = match (self.min, self.max) {
+            (Some(min), _) if count < min => Some(format!("at least {min}")),
+            (_, Some(max)) if count > max => Some(format!("at most {max}")),
+            _ => None,
+        };
+        if let Some(takes) = takes {
+            return Some(format!(
+                "{} has {count} elements, where {takes} are allowed: choose {} that fits",
+                subject.the, subject.instead
+            ));
+        }
+        let repeated = items.iter().enumerate().find_map(|(index, (item, _))| {
+            items[..index]
+                .iter()
+                .any(|(earlier, _)| earlier.same(item))
+                .then_some(item)
+        });
+        match repeated {
+            Some(item) if self.unique => Some(format!(
+                "{} holds {item} twice, where the elements are unique: choose {} without \
+                 repeats",
+                subject.the, subject.instead
+            )),
+            _ => None,
+        }
     }
 
     fn spec(&self) -> TokenStream {

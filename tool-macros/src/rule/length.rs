@@ -3,9 +3,11 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Checked, Key, Rule, Written, counts, option_tokens, requirements, written_keys};
+use super::{
+    Checked, Key, Rule, Subject, Written, counts, option_tokens, requirements, written_keys,
+};
 use crate::ctxt::Ctxt;
-use crate::model::DefaultValue;
+use crate::model::Value;
 
 pub struct Length;
 
@@ -44,8 +46,8 @@ struct Chars {
 }
 
 impl Checked for Chars {
-    fn refuse_default(&self, default: &DefaultValue) -> Option<String> {
-        let DefaultValue::String(text) = default else {
+    fn refuse(&self, value: &Value, subject: &Subject) -> Option<String> {
+        let Value::String(text) = value else {
             return None;
         };
         let chars = text.chars().count() as u64;
@@ -59,8 +61,9 @@ impl Checked for Chars {
         };
         (!fits).then(|| {
             format!(
-                "the default is {chars} characters long, but this argument takes {takes}: \
-                 choose a default that fits"
+                "{} {text:?} is {chars} characters long, where {takes} are allowed: choose \
+                 {} that fits",
+                subject.the, subject.instead
             )
         })
     }

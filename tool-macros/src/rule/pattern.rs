@@ -13,9 +13,9 @@ use regex_syntax::ast::{
     LiteralKind, RepetitionKind, SpecialLiteralKind,
 };
 
-use super::{Checked, Key, Rule, Written, requirements};
+use super::{Checked, Key, Rule, Subject, Written, requirements};
 use crate::ctxt::Ctxt;
-use crate::model::DefaultValue;
+use crate::model::Value;
 use crate::setting::Literal;
 
 pub struct Pattern;
@@ -276,16 +276,15 @@ struct Matches {
 }
 
 impl Checked for Matches {
-    fn refuse_default(&self, default: &DefaultValue) -> Option<String> {
-        let DefaultValue::String(text) = default else {
+    fn refuse(&self, value: &Value, subject: &Subject) -> Option<String> {
+        let Value::String(text) = value else {
             return None;
         };
         let matches = regex::Regex::new(&self.rust).is_ok_and(|regex| regex.is_match(text));
         (!matches).then(|| {
             format!(
-                "the default {text:?} does not match this argument's pattern {}: choose a \
-                 default that does",
-                self.source
+                "{} {text:?} does not match the pattern {}: choose {} that does",
+                subject.the, self.source, subject.instead
             )
         })
     }

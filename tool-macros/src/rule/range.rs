@@ -6,9 +6,9 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
-use super::{Checked, Key, Number, Rule, Written, located, whole_refusal};
+use super::{Checked, Key, Number, Rule, Subject, Written, located, whole_refusal};
 use crate::ctxt::Ctxt;
-use crate::model::DefaultValue;
+use crate::model::Value;
 use crate::setting::Setting;
 
 pub struct Range;
@@ -220,11 +220,11 @@ impl Bounds {
 }
 
 impl Checked for Bounds {
-    fn refuse_default(&self, default: &DefaultValue) -> Option<String> {
-        let value = match default {
-            DefaultValue::Integer(value) => Number::Whole(*value),
-            DefaultValue::Float(value) => Number::Float(*value),
-            DefaultValue::String(_) | DefaultValue::Boolean(_) => return None,
+    fn refuse(&self, value: &Value, subject: &Subject) -> Option<String> {
+        let value = match value {
+            Value::Integer(value) => Number::Whole(*value),
+            Value::Float(value) => Number::Float(*value),
+            Value::String(_) | Value::Boolean(_) | Value::List(_) => return None,
         };
         let fits = self.lower.as_ref().is_none_or(|low| low.keeps(value, true))
             && self
@@ -233,9 +233,11 @@ impl Checked for Bounds {
                 .is_none_or(|high| high.keeps(value, false));
         (!fits).then(|| {
             format!(
-                "the default {value} breaks this argument's own bounds: it must be {}; choose \
-                 a default that keeps them",
-                self.prose()
+                "{} {value} breaks the bounds declared on it: it must be {}; choose {} that \
+                 keeps them",
+                subject.the,
+                self.prose(),
+                subject.instead
             )
         })
     }

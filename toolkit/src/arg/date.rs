@@ -92,46 +92,59 @@ fn at_a_leap_second(time: &DateTime<FixedOffset>) -> bool {
     (utc.hour(), utc.minute(), utc.second()) == (23, 59, 59) && utc.nanosecond() >= 1_000_000_000
 }
 
-/// Whether `text` has the digits of `pattern`'s `d`s where they are, and its other characters
-/// exactly.
-fn shaped(text: &[u8], pattern: &[u8]) -> bool {
-    text.len() == pattern.len()
-        && text.iter().zip(pattern).all(|(byte, shape)| match shape {
+/// Whether `text` has, from `at`, the digits of `pattern`'s `d`s where they are, and its other
+/// characters exactly. A `const fn`, as are the two forms below, so that a declared default or
+/// example is checked against them at compile time.
+const fn shaped(text: &[u8], at: usize, pattern: &[u8]) -> bool {
+    if text.len() < at + pattern.len() {
+        return false;
+    }
+    let mut index = 0;
+    while index < pattern.len() {
+        let byte = text[at + index];
+        let fits = match pattern[index] {
             b'd' => byte.is_ascii_digit(),
             other => byte == other,
-        })
+        };
+        if !fits {
+            return false;
+        }
+        index += 1;
+    }
+    true
 }
 
 /// RFC 3339's `full-date`: `YYYY-MM-DD`.
-fn full_date(text: &str) -> bool {
-    shaped(text.as_bytes(), b"dddd-dd-dd")
+pub(crate) const fn full_date(text: &str) -> bool {
+    text.len() == 10 && shaped(text.as_bytes(), 0, b"dddd-dd-dd")
 }
 
 /// RFC 3339's `date-time`: a full date, `T`, `HH:MM:SS`, an optional fraction, and `Z` or an
 /// offset `+HH:MM` (the letters in either case).
-fn rfc3339_date_time(text: &str) -> bool {
+pub(crate) const fn rfc3339_date_time(text: &str) -> bool {
     // Bytes, not `str` slices: a multi-byte character may sit anywhere in what was sent.
     let bytes = text.as_bytes();
-    if bytes.len() < 20 || !shaped(&bytes[..10], b"dddd-dd-dd") || !matches!(bytes[10], b'T' | b't')
+    if bytes.len() < 20
+        || !shaped(bytes, 0, b"dddd-dd-dd")
+        || !matches!(bytes[10], b'T' | b't')
+        || !shaped(bytes, 11, b"dd:dd:dd")
     {
         return false;
     }
-    if !shaped(&bytes[11..19], b"dd:dd:dd") {
-        return false;
-    }
-    let mut rest = &bytes[19..];
-    if let Some(fraction) = rest.strip_prefix(b".") {
-        let digits = fraction
-            .iter()
-            .take_while(|byte| byte.is_ascii_digit())
-            .count();
-        if digits == 0 {
+    let mut rest = 19;
+    if bytes[rest] == b'.' {
+        rest += 1;
+        let digits = rest;
+        while rest < bytes.len() && bytes[rest].is_ascii_digit() {
+            rest += 1;
+        }
+        if rest == digits {
             return false;
         }
-        rest = &fraction[digits..];
     }
-    matches!(rest, [b'Z' | b'z'])
-        || (rest.len() == 6 && shaped(&rest[1..], b"dd:dd") && matches!(rest[0], b'+' | b'-'))
+    let left = bytes.len() - rest;
+    (left == 1 && matches!(bytes[rest], b'Z' | b'z'))
+        || (left == 6 && matches!(bytes[rest], b'+' | b'-') && shaped(bytes, rest + 1, b"dd:dd"))
 }
 
 #[cfg(test)]

@@ -16,6 +16,10 @@ impl<T: Arg> Items for Vec<T> {}
 impl<T: Arg> Arg for Vec<T> {
     const NESTING: usize = T::NESTING;
 
+    fn nested_args(found: &mut Vec<&'static [crate::ArgSpec]>) {
+        T::nested_args(found);
+    }
+
     fn schema(schema: &mut Map<String, Value>, rules: &Rules) {
         schema.insert("type".into(), json!("array"));
         let mut items = Map::new();

@@ -30,6 +30,10 @@ macro_rules! maps {
         impl<T: Arg> Arg for $map<String, T> {
             const NESTING: usize = T::NESTING;
 
+            fn nested_args(found: &mut Vec<&'static [crate::ArgSpec]>) {
+                T::nested_args(found);
+            }
+
             fn schema(schema: &mut Map<String, Value>, rules: &Rules) {
                 map_schema::<T>(schema, rules);
             }

@@ -57,6 +57,10 @@ macro_rules! tuples {
         impl<$($element: Arg),+> Arg for ($($element,)+) {
             const NESTING: usize = deepest(&[$($element::NESTING),+]);
 
+            fn nested_args(found: &mut Vec<&'static [crate::ArgSpec]>) {
+                $($element::nested_args(found);)+
+            }
+
             fn schema(schema: &mut Map<String, Value>, rules: &Rules) {
                 tuple_schema(schema, vec![$(element_schema::<$element>()),+], rules);
             }

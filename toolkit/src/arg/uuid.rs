@@ -28,16 +28,30 @@ impl Arg for Uuid {
 /// A UUID in the hyphenated 36-character form only, any case; braced, URN and unhyphenated
 /// forms are refused even though `Uuid::parse_str` would take them.
 fn hyphenated_uuid(text: &str) -> Option<Uuid> {
-    let hyphen_at = |index| matches!(index, 8 | 13 | 18 | 23);
-    let well_formed = text.len() == 36
-        && text.bytes().enumerate().all(|(index, byte)| {
-            if hyphen_at(index) {
-                byte == b'-'
-            } else {
-                byte.is_ascii_hexdigit()
-            }
-        });
-    well_formed.then(|| Uuid::parse_str(text).ok()).flatten()
+    hyphenated(text)
+        .then(|| Uuid::parse_str(text).ok())
+        .flatten()
+}
+
+/// Whether `text` is in the hyphenated form, 8-4-4-4-12 hexadecimal digits. A `const fn`, so
+/// that a declared default or example is checked against it at compile time.
+pub(crate) const fn hyphenated(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.len() != 36 {
+        return false;
+    }
+    let mut index = 0;
+    while index < bytes.len() {
+        let fits = match index {
+            8 | 13 | 18 | 23 => bytes[index] == b'-',
+            _ => bytes[index].is_ascii_hexdigit(),
+        };
+        if !fits {
+            return false;
+        }
+        index += 1;
+    }
+    true
 }
 
 #[cfg(test)]
