@@ -109,6 +109,8 @@ mod shutdown;
 mod spec;
 #[cfg(feature = "stdio")]
 pub mod stdio;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod trace;
 
 use std::future::Future;

@@ -1,7 +1,7 @@
-//! The notebook as its adopter tests it: served over the toolkit's stdio transport (in-process
-//! on a pipe, and as the built binary on its own stdin and stdout) and driven by rmcp's client:
-//! a call, a broken rule, an id that names nothing, and a deletion the user accepts or declines,
-//! in both protocol versions.
+//! The notebook as its adopter tests it: in-process with the toolkit's test client (a real
+//! rmcp client on the toolkit's stdio transport over a pipe), and as the built binary on its own
+//! stdin and stdout: a call, a broken rule, an id that names nothing, and a deletion the user
+//! accepts or declines, in both protocol versions; and the tool list, snapshot.
 
 mod client;
 
@@ -9,15 +9,13 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use adopter::Notebook;
-use client::{User, call, text};
-use rmcp::model::ProtocolVersion;
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
-use rmcp::{RoleClient, ServiceExt};
+use client::{call, text};
+use rmcp::ServiceExt;
 use serde_json::{Value, json};
 use toolkit::Handler;
+use toolkit::testing::{Answer, ErrorKind, Protocol, TestClient};
 
-const VERSIONS: [ProtocolVersion; 2] =
-    [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
+const PROTOCOLS: [Protocol; 2] = [Protocol::V2025_11_25, Protocol::V2026_07_28];
 
 /// The notebook's handler, on a notebook of its own.
 fn notebook() -> Handler<Notebook> {
@@ -26,65 +24,62 @@ fn notebook() -> Handler<Notebook> {
         .expect("the tools assemble")
 }
 
-/// `user`'s client, connected to `handler` served by the toolkit's stdio transport over a pipe.
-async fn connect(handler: &Handler<Notebook>, user: &User) -> RunningService<RoleClient, User> {
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    let (input, output) = tokio::io::split(server_end);
-    let serving = toolkit::stdio::serve(handler.clone(), input, output, std::future::pending());
-    tokio::spawn(serving);
-    let connected = if user.version >= ProtocolVersion::V_2026_07_28 {
-        let lifecycle = ClientLifecycleMode::Discover {
-            preferred_versions: vec![user.version.clone()],
-        };
-        user.clone()
-            .serve_with_lifecycle(client_end, lifecycle)
-            .await
-    } else {
-        user.clone().serve(client_end).await
-    };
-    connected.expect("the client connects")
+/// A client on `protocol` whose user gives `answer`.
+async fn connect(handler: &Handler<Notebook>, protocol: Protocol, answer: Answer) -> TestClient {
+    TestClient::builder()
+        .protocol(protocol)
+        .answer(answer)
+        .connect(handler)
+        .await
 }
 
 /// Adds a note saying `words`, and returns its id.
-async fn add(client: &RunningService<RoleClient, User>, words: &str) -> Value {
-    let result = client
-        .call_tool(call("notes_add", json!({ "text": words })))
-        .await
-        .expect("notes_add answers");
-    assert_eq!(result.is_error, Some(false), "{}", text(&result));
-    result.structured_content.expect("a result")["noteId"].clone()
+async fn add(client: &TestClient, words: &str) -> Value {
+    let result = client.call("notes_add", json!({ "text": words })).await;
+    assert!(!result.is_error(), "{}", result.text());
+    result.structured().expect("a result")["noteId"].clone()
+}
+
+#[test]
+fn the_tool_list_is_snapshot() {
+    insta::assert_snapshot!(
+        "tools_list",
+        toolkit::testing::tools_list(&adopter::server())
+    );
 }
 
 #[tokio::test]
 async fn a_call_runs_and_a_mistake_is_named() {
     let handler = notebook();
-    for version in VERSIONS {
-        let client = connect(&handler, &User::new(version.clone(), true)).await;
+    for protocol in PROTOCOLS {
+        let client = connect(&handler, protocol, Answer::Accept).await;
         add(&client, "milk").await;
 
         let result = client
-            .call_tool(call("notes_add", json!({ "text": "" , "title": "x"})))
-            .await
-            .unwrap();
-        assert_eq!(result.is_error, Some(true), "{version}");
+            .call("notes_add", json!({ "text": "" , "title": "x"}))
+            .await;
         assert_eq!(
-            text(&result),
+            result.error_kind(),
+            Some(ErrorKind::Validation),
+            "{protocol:?}"
+        );
+        assert_eq!(
+            result.text(),
             "Validation Failed: text: Must be between 1 and 500 characters long, not 0. \
              title: Not an argument of this tool, which takes text. Correct the arguments and call \
              the tool again.",
-            "{version}"
+            "{protocol:?}"
         );
 
         let nobody = toolkit::Uuid::nil();
         let result = client
-            .call_tool(call("notes_delete", json!({ "noteId": nobody })))
-            .await
-            .unwrap();
-        assert_eq!(result.is_error, Some(true), "{version}");
-        assert!(
-            text(&result).starts_with("Not Found: "),
+            .call("notes_delete", json!({ "noteId": nobody }))
+            .await;
+        assert_eq!(
+            result.error_kind(),
+            Some(ErrorKind::NotFound),
             "{}",
-            text(&result)
+            result.text()
         );
     }
     assert_eq!(handler.state().texts(), ["milk", "milk"]);
@@ -92,31 +87,35 @@ async fn a_call_runs_and_a_mistake_is_named() {
 
 #[tokio::test]
 async fn a_deletion_runs_only_once_the_user_says_yes() {
-    for version in VERSIONS {
+    for protocol in PROTOCOLS {
         let handler = notebook();
-        let declining = User::new(version.clone(), false);
-        let client = connect(&handler, &declining).await;
-        let note = add(&client, "call Ada").await;
+        let declining = connect(&handler, protocol, Answer::Decline).await;
+        let note = add(&declining, "call Ada").await;
 
-        let result = client
-            .call_tool(call("notes_delete", json!({ "noteId": note })))
-            .await
-            .unwrap();
-        assert_eq!(result.is_error, Some(true), "{version}");
-        assert_eq!(text(&result), "Cancelled: the note was kept.", "{version}");
-        assert_eq!(handler.state().texts(), ["call Ada"], "{version}");
+        let result = declining
+            .call("notes_delete", json!({ "noteId": note }))
+            .await;
+        assert_eq!(
+            result.error_kind(),
+            Some(ErrorKind::Cancelled),
+            "{protocol:?}"
+        );
+        assert_eq!(
+            result.text(),
+            "Cancelled: the note was kept.",
+            "{protocol:?}"
+        );
+        assert_eq!(handler.state().texts(), ["call Ada"], "{protocol:?}");
 
-        let accepting = User::new(version.clone(), true);
-        let client = connect(&handler, &accepting).await;
-        let result = client
-            .call_tool(call("notes_delete", json!({ "noteId": note })))
-            .await
-            .unwrap();
-        assert_eq!(result.is_error, Some(false), "{version}: {}", text(&result));
-        assert!(handler.state().texts().is_empty(), "{version}");
+        let accepting = connect(&handler, protocol, Answer::Accept).await;
+        let result = accepting
+            .call("notes_delete", json!({ "noteId": note }))
+            .await;
+        assert!(!result.is_error(), "{protocol:?}: {}", result.text());
+        assert!(handler.state().texts().is_empty(), "{protocol:?}");
         let question = "Delete the note \"call Ada\"?";
-        assert_eq!(*declining.asked.lock().unwrap(), [question], "{version}");
-        assert_eq!(*accepting.asked.lock().unwrap(), [question], "{version}");
+        assert_eq!(declining.asked(), [question], "{protocol:?}");
+        assert_eq!(accepting.asked(), [question], "{protocol:?}");
     }
 }
 

@@ -1,5 +1,9 @@
-//! What both transports' tests drive the notebook with: a user who answers the notebook's
-//! questions, and the requests and results of a call.
+//! What the notebook's tests drive it with where the toolkit's test client cannot go (over
+//! HTTP, and the built binary on its own stdio): a user who answers the notebook's questions,
+//! and the requests and results of a call.
+
+// Each test target uses part of it.
+#![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
 

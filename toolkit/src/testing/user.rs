@@ -1,0 +1,75 @@
+//! The client side of a [`TestClient`](super::TestClient): what it tells the server it can do,
+//! and the user who answers the server's questions.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationCapability, FormElicitationCapability, ProtocolVersion,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ClientHandler, ErrorData, RoleClient};
+
+use super::Answer;
+
+/// A client on one protocol version that can ask its user, whose user gives one answer to
+/// every question and whose questions are kept.
+#[derive(Clone)]
+pub(super) struct User {
+    version: ProtocolVersion,
+    answer: Answer,
+    asked: Arc<Mutex<Vec<String>>>,
+}
+
+impl User {
+    pub(super) fn new(version: ProtocolVersion, answer: Answer) -> User {
+        User {
+            version,
+            answer,
+            asked: Arc::default(),
+        }
+    }
+
+    /// The questions asked so far.
+    pub(super) fn asked(&self) -> Vec<String> {
+        // A test that panicked while holding the lock has failed already; what was asked
+        // before still stands.
+        (self.asked.lock())
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl ClientHandler for User {
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation =
+            Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
+        let mut config = ClientConfig::default();
+        config.protocol_version = self.version.clone();
+        config.capabilities = capabilities;
+        config
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let question = match request {
+            ElicitRequestParams::FormElicitationParams { message, .. } => message,
+            ElicitRequestParams::UrlElicitationParams { message, .. } => message,
+            // A kind of question rmcp knows and this user does not: it is kept unread.
+            _ => String::new(),
+        };
+        (self.asked.lock())
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(question);
+        Ok(match self.answer {
+            Answer::Accept => ElicitResult::new(ElicitationAction::Accept)
+                .with_content(serde_json::json!({ "confirm": true })),
+            Answer::Decline => ElicitResult::new(ElicitationAction::Decline),
+            Answer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+        })
+    }
+}
