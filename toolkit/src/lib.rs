@@ -57,8 +57,9 @@
 //!
 //! To start, read the tutorial, `docs/tutorial.md` in the repository: a first tool served over
 //! stdio, rules and errors, HTTP with a token, and confirmation. The reference is
-//! `docs/framework.md` (every attribute, rule and error) and `docs/serving.md` (assembling and
-//! serving tools, over stdio and HTTP). The examples of all three run as this crate's doctests.
+//! `docs/framework.md` (every attribute, rule and error), `docs/serving.md` (assembling and
+//! serving tools, over stdio and HTTP) and `docs/testing.md` (the test kit, feature `testing`).
+//! The examples of all four run as this crate's doctests.
 
 #![forbid(unsafe_code)]
 
@@ -76,6 +77,11 @@ struct FrameworkGuideDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/serving.md")]
 struct ServingGuideDoctests;
+
+/// The testing guide's code (docs/testing.md) compiles and runs, as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/testing.md")]
+struct TestingGuideDoctests;
 
 /// The README's example of declaring a tool compiles and runs, as a doctest.
 #[cfg(doctest)]
