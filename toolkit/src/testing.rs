@@ -1,5 +1,6 @@
 //! Testing a server's tools (the `testing` feature): [`TestClient`], a real MCP client connected
-//! in-process to a [`Handler`] through the stdio transport a real client meets, and
+//! in-process to a [`Handler`] through the stdio transport a real client meets, whose calls
+//! return a [`CallResult`] or, started, a [`PendingCall`] to follow and cancel; and
 //! [`tools_list`], the tool list as stable JSON to snapshot.
 //!
 //! ```
@@ -44,8 +45,11 @@
 //! ```
 
 mod call;
+mod pending;
 mod user;
 mod wire;
+
+use std::sync::Arc;
 
 use rmcp::model::{CallToolRequestParams, ProtocolVersion};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService, ServiceError};
@@ -53,6 +57,7 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 
 pub use call::{CallResult, ErrorKind, Progress};
+pub use pending::PendingCall;
 
 use crate::{Caller, Handler, Server};
 use user::User;
@@ -96,7 +101,8 @@ pub enum Answer {
 /// transport's limits as a real client's does. Its methods panic on a protocol failure (the
 /// test fails there, saying why); a tool's error is a [`CallResult`] like any other.
 pub struct TestClient {
-    service: RunningService<RoleClient, User>,
+    /// Shared with the calls under way, each answered on a task of its own.
+    service: Arc<RunningService<RoleClient, User>>,
     user: User,
     wire: Wire,
 }
@@ -167,7 +173,7 @@ impl TestClientBuilder {
         };
         let service = service.unwrap_or_else(|error| panic!("the test client connects: {error}"));
         TestClient {
-            service,
+            service: Arc::new(service),
             user,
             wire,
         }
@@ -212,12 +218,21 @@ impl TestClient {
     /// rather than a tool result (an unknown tool, say): [`try_call`](Self::try_call) returns
     /// that error.
     pub async fn call(&self, tool: &str, arguments: Value) -> CallResult {
-        (self.try_call(tool, arguments).await)
-            .unwrap_or_else(|error| panic!("tools/call of {tool} answers a result: {error}"))
+        self.start(tool, arguments).answer().await
     }
 
     /// [`call`](Self::call), with a protocol error returned rather than panicking on.
     pub async fn try_call(&self, tool: &str, arguments: Value) -> Result<CallResult, ServiceError> {
+        self.start(tool, arguments).try_answer().await
+    }
+
+    /// Starts a call and returns at once, to read its progress as it comes or to cancel it
+    /// before it answers.
+    ///
+    /// # Panics
+    ///
+    /// If `arguments` is neither an object nor `null`.
+    pub fn start(&self, tool: &str, arguments: Value) -> PendingCall {
         let (call, meta) = self.wire.new_call();
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.meta = Some(meta);
@@ -226,8 +241,7 @@ impl TestClient {
             Value::Object(arguments) => Some(arguments),
             other => panic!("the arguments of a call are a JSON object or null, not {other}"),
         };
-        let result = self.service.call_tool(params).await?;
-        Ok(CallResult::new(result, self.wire.progress(call)))
+        PendingCall::start(Arc::clone(&self.service), self.wire.clone(), call, params)
     }
 
     /// The questions the user was asked to confirm, in order.

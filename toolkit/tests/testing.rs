@@ -1,5 +1,5 @@
 //! The test kit itself (`toolkit::testing`): its client calls through the real protocol on both
-//! versions, collects each call's progress, acts as a caller, answers confirmations as told,
+//! versions, collects each call's progress (at the end, or as it comes), acts as a caller, answers confirmations as told,
 //! and returns a protocol error from `try_call`; `tools_list` is the list a client sees.
 
 use serde_json::{Value, json};
@@ -86,6 +86,21 @@ async fn a_call_returns_its_output_and_every_progress_report_in_order() {
         let again = client.call("count", json!({ "to": 1 })).await;
         assert_eq!(again.progress().len(), 1, "{protocol:?}");
     }
+}
+
+#[tokio::test]
+async fn a_started_call_reports_its_progress_as_it_comes_then_answers() {
+    let client = TestClient::connect(&handler()).await;
+    let mut counting = client.start("count", json!({ "to": 2 }));
+    let mut read = Vec::new();
+    while let Some(step) = counting.next_progress().await {
+        read.push(step.progress);
+    }
+    assert_eq!(read, [1.0, 2.0], "every report, then None once answered");
+    assert_eq!(counting.progress().len(), 2);
+    let result = counting.answer().await;
+    assert!(!result.is_error(), "{}", result.text());
+    assert_eq!(result.progress().len(), 2);
 }
 
 #[tokio::test]

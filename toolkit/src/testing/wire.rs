@@ -6,7 +6,7 @@
 //! A call is known on the wire by a number of the client's own in its request's `_meta`
 //! ([`CALL_KEY`]), which every round of a call that asks the user carries.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -15,6 +15,7 @@ use std::task::{Context, Poll};
 use rmcp::model::RequestMetaObject;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, DuplexStream, ReadBuf};
+use tokio::sync::Notify;
 
 use super::Progress;
 
@@ -25,6 +26,8 @@ const CALL_KEY: &str = "toolkit/testCall";
 #[derive(Clone, Default)]
 pub(super) struct Wire {
     state: Arc<Mutex<State>>,
+    /// Woken by each progress notification read, and by each call answered.
+    changed: Arc<Notify>,
 }
 
 #[derive(Default)]
@@ -33,8 +36,10 @@ struct State {
     last_call: u64,
     /// The call each progress token went out with.
     calls: HashMap<String, u64>,
-    /// Each progress notification read and not yet taken by its call.
-    progress: Vec<(u64, Progress)>,
+    /// The progress notifications read for each call not yet ended, in the order sent.
+    progress: HashMap<u64, Vec<Progress>>,
+    /// The calls that have their answer and are not yet forgotten.
+    answered: HashSet<u64>,
 }
 
 impl Wire {
@@ -59,16 +64,38 @@ impl Wire {
         (state.last_call, meta)
     }
 
-    /// The progress notifications of call `call`, in the order sent, taken out.
+    /// The progress notifications of call `call` read so far, in the order sent.
     pub(super) fn progress(&self, call: u64) -> Vec<Progress> {
+        (self.lock().progress.get(&call).cloned()).unwrap_or_default()
+    }
+
+    /// Notes that call `call` has its answer: no more progress comes under its tokens.
+    pub(super) fn answered(&self, call: u64) {
+        {
+            let mut state = self.lock();
+            state.calls.retain(|_, of| *of != call);
+            state.answered.insert(call);
+        }
+        self.changed.notify_waiters();
+    }
+
+    /// Whether call `call` has its answer.
+    pub(super) fn is_answered(&self, call: u64) -> bool {
+        self.lock().answered.contains(&call)
+    }
+
+    /// Forgets call `call`, returning the progress notifications it sent.
+    pub(super) fn forget(&self, call: u64) -> Vec<Progress> {
         let mut state = self.lock();
-        let (mine, others) = std::mem::take(&mut state.progress)
-            .into_iter()
-            .partition(|(of, _)| *of == call);
-        state.progress = others;
-        // The call has its answer: no more progress comes under its tokens.
         state.calls.retain(|_, of| *of != call);
-        mine.into_iter().map(|(_, progress)| progress).collect()
+        state.answered.remove(&call);
+        state.progress.remove(&call).unwrap_or_default()
+    }
+
+    /// A future that completes on the next change: a progress notification read, or a call
+    /// answered. It sees a change made after this returns, even one made before it is polled.
+    pub(super) fn next_change(&self) -> tokio::sync::futures::OwnedNotified {
+        Arc::clone(&self.changed).notified_owned()
     }
 
     /// Notes one message written: the progress token of a call.
@@ -96,10 +123,14 @@ impl Wire {
             total: params["total"].as_f64(),
             message: params["message"].as_str().map(str::to_owned),
         };
-        let mut state = self.lock();
-        if let Some(&call) = state.calls.get(&params["progressToken"].to_string()) {
-            state.progress.push((call, progress));
+        {
+            let mut state = self.lock();
+            let Some(&call) = state.calls.get(&params["progressToken"].to_string()) else {
+                return;
+            };
+            state.progress.entry(call).or_default().push(progress);
         }
+        self.changed.notify_waiters();
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {

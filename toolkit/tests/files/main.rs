@@ -1,5 +1,5 @@
-//! The example file server (`examples/files`) through a real MCP client: rmcp's client over an
-//! in-process pipe, against a real directory made for each test. Its own `tools/list` snapshot,
+//! The example file server (`examples/files`) through a real MCP client: the test kit's client
+//! over an in-process pipe, against a real directory made for each test. Its own `tools/list` snapshot,
 //! every tool's answers, a search's progress and cancellation, and the sandbox: no path leads
 //! out of the served directory, through `..`, an absolute path or a symbolic link.
 //!
@@ -20,18 +20,19 @@ mod sandboxing;
 
 use std::path::Path;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
 use tempfile::TempDir;
+use toolkit::Handler;
+use toolkit::testing::{CallResult, TestClient};
 
 use crate::sandbox::Sandbox;
 
 /// A served directory and a client connected to the server.
 struct Served {
     directory: TempDir,
-    client: RunningService<RoleClient, ()>,
+    client: TestClient,
 }
 
 impl Served {
@@ -48,7 +49,7 @@ impl Served {
                 std::fs::write(&path, contents).expect("a file");
             }
         }
-        let client = ().serve(serve(directory.path())).await.expect("the client initializes");
+        let client = TestClient::connect(&handler(directory.path())).await;
         Served { directory, client }
     }
 
@@ -61,61 +62,30 @@ impl Served {
     }
 
     /// Calls `tool` with `arguments` and returns the result.
-    async fn call(&self, tool: &str, arguments: Value) -> CallToolResult {
-        let Value::Object(arguments) = arguments else {
-            panic!("arguments are an object");
-        };
-        let request = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        self.client
-            .call_tool(request)
-            .await
-            .unwrap_or_else(|error| panic!("{tool} answers: {error}"))
+    async fn call(&self, tool: &str, arguments: Value) -> CallResult {
+        self.client.call(tool, arguments).await
     }
 
     /// The structured content of a successful call.
     async fn ok(&self, tool: &str, arguments: Value) -> Value {
         let result = self.call(tool, arguments.clone()).await;
-        assert_ne!(
-            result.is_error,
-            Some(true),
-            "{tool} {arguments}: {}",
-            text(&result)
-        );
-        result
-            .structured_content
+        assert!(!result.is_error(), "{tool} {arguments}: {}", result.text());
+        (result.structured().cloned())
             .unwrap_or_else(|| panic!("{tool} returns structured content"))
     }
 
     /// The text of a failed call.
     async fn refused(&self, tool: &str, arguments: Value) -> String {
         let result = self.call(tool, arguments.clone()).await;
-        assert_eq!(result.is_error, Some(true), "{tool} {arguments} succeeds");
-        text(&result)
+        assert!(result.is_error(), "{tool} {arguments} succeeds");
+        result.text().to_owned()
     }
 }
 
-/// Serves `directory` on one end of a new in-process pipe, and returns the other end, for a
-/// client.
-fn serve(directory: &Path) -> tokio::io::DuplexStream {
+/// The example's tools, serving `directory`.
+fn handler(directory: &Path) -> Handler<Sandbox> {
     let sandbox = Sandbox::new(directory).expect("the directory can be served");
-    let server = server::files().build(sandbox).expect("the tools assemble");
-    let (client_end, server_end) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_end).await {
-            // The pipe closing ends the server; how it ended does not matter to a test.
-            let _ = running.waiting().await;
-        }
-    });
-    client_end
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .first()
-        .and_then(|block| block.as_text())
-        .map(|text| text.text.clone())
-        .unwrap_or_default()
+    server::files().build(sandbox).expect("the tools assemble")
 }
 
 /// `Validation Failed: {violations} Correct the arguments and call the tool again.`
@@ -133,14 +103,13 @@ async fn the_directory_is_served_over_http_too() {
 
     let directory = tempfile::tempdir().expect("a temporary directory");
     std::fs::write(directory.path().join("hello.txt"), "hi").expect("a file");
-    let sandbox = Sandbox::new(directory.path()).expect("the directory can be served");
     let files = server::files();
     let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
     let bound = http::bind(loopback, HttpSettings::default(), &files.declared())
         .await
         .expect("bind a loopback port");
     let url = bound.public_url().to_string();
-    let handler = files.build(sandbox).expect("the tools assemble");
+    let handler = handler(directory.path());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let serving = tokio::spawn(bound.serve(handler, async {
         let _ = stopped.await;
@@ -174,11 +143,7 @@ async fn the_directory_is_served_over_http_too() {
 #[tokio::test]
 async fn the_tool_list_is_the_snapshot() {
     let served = Served::with(&[]).await;
-    let tools = served
-        .client
-        .list_all_tools()
-        .await
-        .expect("tools/list answers");
+    let tools = served.client.list_tools().await;
     for tool in &tools {
         for (which, schema) in [
             ("input", Some(&tool.input_schema)),
