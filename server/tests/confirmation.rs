@@ -1,21 +1,12 @@
 //! The user's confirmation of a deletion, through the built binary, with the wire messages a
-//! client sends and with rmcp's HTTP client: over stdio on 2025-11-25 the server sends
+//! client sends and with the test kit's HTTP client: over stdio on 2025-11-25 the server sends
 //! `elicitation/create` and waits for the answer; on 2026-07-28, over stdio and HTTP, it
 //! answers `input_required` with a sealed state that a retry brings back, accepted by a replica
 //! with the same key file and refused by one with another. A client that cannot ask meets
 //! `--confirm`. Every call logs one audit event.
 
-use std::sync::{Arc, Mutex};
-
-use rmcp::model::{
-    CallToolRequestParams, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, FormElicitationCapability, ProtocolVersion,
-};
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, ErrorData, RoleClient};
 use serde_json::{Value, json};
+use toolkit::testing::{Answer, ErrorKind, TestClient};
 
 use test_support::{HttpServer, Server, TempDir, bearer, http_client, mint};
 
@@ -347,68 +338,28 @@ async fn over_stateless_http_before_2026_07_28_no_one_can_be_asked() {
     let database = dir.path().join("reviews.db");
     let args = ["--tokens-file", tokens, "--confirm", "require"];
     let mut server = HttpServer::start(dir.path(), &database, &args);
-    // rmcp's client initializes on 2025-11-25; each POST is served on its own.
+    // On 2025-11-25 each POST is served on its own: the server cannot ask and wait.
     let client = server.client(Some(&token)).await;
-    let call = |name: &str, arguments: Value| {
-        let arguments = arguments.as_object().unwrap().clone();
-        CallToolRequestParams::new(name.to_owned()).with_arguments(arguments)
-    };
-    let page = client
-        .call_tool(call("reviews_list", json!({"limit": 1})))
-        .await
-        .unwrap();
-    let review = page.structured_content.unwrap()["items"][0]["id"].clone();
+    let page = client.call("reviews_list", json!({"limit": 1})).await;
+    let review = page.structured().unwrap()["items"][0]["id"].clone();
     let refused = client
-        .call_tool(call("reviews_delete", json!({"reviewId": review})))
-        .await
-        .unwrap();
-    assert_eq!(refused.is_error, Some(true));
-    let text = &refused.content[0].as_text().unwrap().text;
+        .call("reviews_delete", json!({"reviewId": review}))
+        .await;
+    assert_eq!(refused.error_kind(), Some(ErrorKind::Refused));
     assert_eq!(
-        text,
+        refused.text(),
         "Error: this client can't ask the user to confirm, and this server requires it."
     );
+    assert!(client.asked().is_empty());
     let still = client
-        .call_tool(call("reviews_list", json!({"reviewId": review})))
-        .await
-        .unwrap();
-    assert_eq!(still.is_error, Some(false), "the review is still there");
+        .call("reviews_list", json!({"reviewId": review}))
+        .await;
+    assert!(!still.is_error(), "the review is still there");
     server.terminate_and_expect_success();
 }
 
-/// rmcp's client on 2026-07-28 whose user answers every question with `answer`.
-#[derive(Clone)]
-struct User {
-    answer: ElicitationAction,
-    asked: Arc<Mutex<Vec<String>>>,
-}
-
-impl ClientHandler for User {
-    fn get_info(&self) -> ClientConfig {
-        let mut config = ClientConfig::default();
-        config.capabilities.elicitation =
-            Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
-        config
-    }
-
-    async fn create_elicitation(
-        &self,
-        request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, ErrorData> {
-        if let ElicitRequestParams::FormElicitationParams { message, .. } = request {
-            self.asked.lock().unwrap().push(message);
-        }
-        let result = ElicitResult::new(self.answer.clone());
-        Ok(match self.answer {
-            ElicitationAction::Accept => result.with_content(json!({"confirm": true})),
-            _ => result,
-        })
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn over_http_rmcps_client_on_2026_07_28_asks_its_user() {
+async fn over_http_on_2026_07_28_the_user_is_asked() {
     let dir = TempDir::new("confirm-http-rmcp");
     let (token, entry) = mint(dir.path(), "reviews.read,reviews.write");
     let tokens = dir.path().join("tokens");
@@ -416,64 +367,29 @@ async fn over_http_rmcps_client_on_2026_07_28_asks_its_user() {
     let database = dir.path().join("reviews.db");
     let args = ["--tokens-file", tokens.to_str().unwrap()];
     let mut server = HttpServer::start(dir.path(), &database, &args);
-    let call = |name: &str, arguments: Value| {
-        let arguments = arguments.as_object().unwrap().clone();
-        CallToolRequestParams::new(name.to_owned()).with_arguments(arguments)
-    };
 
-    for answer in [
-        ElicitationAction::Decline,
-        ElicitationAction::Cancel,
-        ElicitationAction::Accept,
-    ] {
-        let user = User {
-            answer: answer.clone(),
-            asked: Arc::default(),
-        };
-        let config =
-            StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header(token.clone());
-        let transport = StreamableHttpClientTransport::with_client(http_client(), config);
-        let lifecycle = ClientLifecycleMode::Discover {
-            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-        };
-        let client = user
-            .clone()
-            .serve_with_lifecycle(transport, lifecycle)
-            .await
-            .unwrap();
-        let spoken = client
-            .peer()
-            .peer_info()
-            .map(|info| info.protocol_version.clone());
-        assert_eq!(spoken, Some(ProtocolVersion::V_2026_07_28));
-
-        let page = client
-            .call_tool(call("reviews_list", json!({"limit": 1})))
-            .await
-            .unwrap();
-        let review = page.structured_content.unwrap()["items"][0].clone();
+    for answer in [Answer::Decline, Answer::Cancel, Answer::Accept] {
+        let client = (TestClient::builder().bearer(&token).answer(answer))
+            .connect_http(&server.url())
+            .await;
+        let page = client.call("reviews_list", json!({"limit": 1})).await;
+        let review = page.structured().unwrap()["items"][0].clone();
         let result = client
-            .call_tool(call("reviews_delete", json!({"reviewId": review["id"]})))
-            .await
-            .unwrap();
-        assert_eq!(
-            *user.asked.lock().unwrap(),
-            [question(&review)],
-            "{answer:?}"
-        );
+            .call("reviews_delete", json!({"reviewId": review["id"]}))
+            .await;
+        assert_eq!(client.asked(), [question(&review)], "{answer:?}");
         let still = client
-            .call_tool(call("reviews_list", json!({"reviewId": review["id"]})))
-            .await
-            .unwrap();
-        let deleted = answer == ElicitationAction::Accept;
-        assert_eq!(result.is_error, Some(!deleted), "{answer:?}");
+            .call("reviews_list", json!({"reviewId": review["id"]}))
+            .await;
+        let deleted = answer == Answer::Accept;
+        assert_eq!(result.is_error(), !deleted, "{answer:?}");
         assert_eq!(
-            still.is_error,
-            Some(deleted),
+            still.is_error(),
+            deleted,
             "{answer:?}: deleted only on a yes"
         );
         if !deleted {
-            assert_eq!(result.content[0].as_text().unwrap().text, DECLINED);
+            assert_eq!(result.text(), DECLINED);
         }
     }
     server.terminate_and_expect_success();

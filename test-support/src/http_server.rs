@@ -1,5 +1,5 @@
 //! The built binary serving MCP over Streamable HTTP on a free loopback port, and what the HTTP
-//! tests talk to it with: an HTTP client, raw connections, minted tokens.
+//! tests talk to it with: the test kit's client, an HTTP client, raw connections, minted tokens.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -7,11 +7,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::ServiceExt;
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
+use toolkit::testing::{Protocol, TestClient};
 
 use crate::binary::{EXIT_TIMEOUT, READ_TIMEOUT, command, exit_within, run};
 
@@ -114,17 +112,14 @@ impl HttpServer {
         }
     }
 
-    /// An MCP client connected over Streamable HTTP, with `token` as its bearer token.
-    pub async fn client(
-        &self,
-        token: Option<&str>,
-    ) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
-        let mut config = StreamableHttpClientTransportConfig::with_uri(self.url());
+    /// The test kit's client connected over Streamable HTTP on 2025-11-25, with `token` as its
+    /// bearer token.
+    pub async fn client(&self, token: Option<&str>) -> TestClient {
+        let mut client = TestClient::builder().protocol(Protocol::V2025_11_25);
         if let Some(token) = token {
-            config = config.auth_header(token);
+            client = client.bearer(token);
         }
-        let transport = StreamableHttpClientTransport::with_client(http_client(), config);
-        ().serve(transport).await.expect("connect over HTTP")
+        client.connect_http(&self.url()).await
     }
 
     /// A raw JSON-RPC POST with an `Authorization` header of `authorization`.

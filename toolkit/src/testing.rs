@@ -53,8 +53,12 @@ use std::sync::Arc;
 
 use rmcp::model::{CallToolRequestParams, ProtocolVersion};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService, ServiceError};
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, Transport};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
 
 pub use call::{CallResult, ErrorKind, Progress};
 pub use pending::PendingCall;
@@ -97,9 +101,10 @@ pub enum Answer {
 }
 
 /// A real rmcp client, connected in-process to a [`Handler`] over a pipe served by the
-/// toolkit's stdio transport: every call goes through the protocol, the framing and the
-/// transport's limits as a real client's does. Its methods panic on a protocol failure (the
-/// test fails there, saying why); a tool's error is a [`CallResult`] like any other.
+/// toolkit's stdio transport, or to a server's URL over Streamable HTTP: every call goes through
+/// the protocol, the framing and the transport's limits as a real client's does. Its methods
+/// panic on a protocol failure (the test fails there, saying why); a tool's error is a
+/// [`CallResult`] like any other.
 pub struct TestClient {
     /// Shared with the calls under way, each answered on a task of its own.
     service: Arc<RunningService<RoleClient, User>>,
@@ -107,12 +112,15 @@ pub struct TestClient {
     wire: Wire,
 }
 
-/// How a [`TestClient`] connects: its protocol version, who calls, and how its user answers.
+/// How a [`TestClient`] connects: its protocol version, who calls, whether and how its user
+/// answers, and the token it sends over HTTP.
 #[derive(Debug, Clone, Default)]
 pub struct TestClientBuilder {
     protocol: Protocol,
     caller: Option<Caller>,
     answer: Answer,
+    without_elicitation: bool,
+    bearer: Option<String>,
 }
 
 impl TestClientBuilder {
@@ -125,6 +133,8 @@ impl TestClientBuilder {
     /// Who calls: what a tool's [`Context::caller`](crate::Context::caller) is, as an HTTP
     /// server would set it from a token. None by default, as over stdio. (Whether the caller's
     /// scopes allow a call is the HTTP server's check, made before the call reaches the tools.)
+    /// In-process only: over HTTP the server names the caller from the [`bearer`](Self::bearer)
+    /// token.
     pub fn caller(mut self, caller: Caller) -> Self {
         self.caller = Some(caller);
         self
@@ -136,15 +146,34 @@ impl TestClientBuilder {
         self
     }
 
+    /// A client that does not declare elicitation: the server cannot ask its user, and a tool
+    /// declared `confirm` meets the server's [`ConfirmPolicy`](crate::ConfirmPolicy) instead.
+    pub fn without_elicitation(mut self) -> Self {
+        self.without_elicitation = true;
+        self
+    }
+
+    /// The bearer token sent with every HTTP request (without the `Bearer ` prefix); none by
+    /// default. HTTP only.
+    pub fn bearer(mut self, token: impl Into<String>) -> Self {
+        self.bearer = Some(token.into());
+        self
+    }
+
     /// Serves `handler` on one end of an in-process pipe and connects this client to the
     /// other. The handler is cloned: its state is the test's to inspect.
     ///
     /// # Panics
     ///
-    /// If the client cannot connect: the server refused the handshake.
+    /// If the client cannot connect (the server refused the handshake), or a bearer token was
+    /// set: in-process, [`caller`](Self::caller) says who calls.
     pub async fn connect<S: Send + Sync + 'static>(self, handler: &Handler<S>) -> TestClient {
+        assert!(
+            self.bearer.is_none(),
+            "a bearer token is sent over HTTP only: in-process, `.caller(...)` says who calls"
+        );
         let mut handler = handler.clone();
-        if let Some(caller) = self.caller {
+        if let Some(caller) = self.caller.clone() {
             handler = handler.with_caller(caller);
         }
         let (client_end, server_end) = tokio::io::duplex(PIPE_BUFFER);
@@ -157,9 +186,66 @@ impl TestClientBuilder {
             output,
             std::future::pending(),
         ));
+        let (read, write) = tokio::io::split(client_end);
+        self.connect_over(AsyncRwTransport::new_client(read, write))
+            .await
+    }
+
+    /// Connects this client to the MCP endpoint at `url` over Streamable HTTP: a server the
+    /// test started with [`Server::serve_http`](crate::Server::serve_http) or
+    /// [`http::bind`](crate::http::bind), or a built binary serving HTTP.
+    ///
+    /// # Panics
+    ///
+    /// If the client cannot connect (the server refused the handshake, or the token), or a
+    /// caller was set: over HTTP, the server names the caller from the token.
+    pub async fn connect_http(self, url: &str) -> TestClient {
+        assert!(
+            self.caller.is_none(),
+            "over HTTP the server names the caller from the token: set `.bearer(...)`"
+        );
+        // reqwest is built with rustls and no crypto provider of its own; installing ring's
+        // fails only when one is installed already, which serves as well.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+        if let Some(token) = &self.bearer {
+            config = config.auth_header(token.clone());
+        }
+        let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
+        self.connect_over(transport).await
+    }
+
+    /// Connects this client to a server that reads from `write`'s other end and writes to
+    /// `read`'s: the standard input and output of a built server started as a child process,
+    /// say, to test the binary as a client application runs it.
+    ///
+    /// # Panics
+    ///
+    /// If the client cannot connect, or a caller or a bearer token was set: the server decides
+    /// who calls.
+    pub async fn connect_io<R, W>(self, read: R, write: W) -> TestClient
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        assert!(
+            self.caller.is_none() && self.bearer.is_none(),
+            "a server on its own stdio decides who calls: no caller or token can be set"
+        );
+        self.connect_over(AsyncRwTransport::new_client(read, write))
+            .await
+    }
+
+    async fn connect_over<T>(self, transport: T) -> TestClient
+    where
+        T: Transport<RoleClient> + 'static,
+    {
         let wire = Wire::default();
-        let transport = wire.watch(client_end);
-        let user = User::new(self.protocol.version(), self.answer);
+        let transport = wire.watch(transport);
+        let user = User::new(
+            self.protocol.version(),
+            (!self.without_elicitation).then_some(self.answer),
+        );
         let service = match self.protocol {
             Protocol::V2025_11_25 => user.clone().serve(transport).await,
             Protocol::V2026_07_28 => {
@@ -252,6 +338,18 @@ impl TestClient {
     /// The server's `instructions`, as the client received them.
     pub fn instructions(&self) -> Option<String> {
         (self.service.peer_info()).and_then(|info| info.instructions.clone())
+    }
+
+    /// Ends the session: over stdio the server's input ends, over HTTP the client stops.
+    /// Dropping the client does the same without waiting; calls still under way are cancelled.
+    pub async fn close(self) {
+        match Arc::try_unwrap(self.service) {
+            Ok(mut service) => {
+                // How the session's task ended is no test's business once it has.
+                let _ = service.close().await;
+            }
+            Err(shared) => shared.cancellation_token().cancel(),
+        }
     }
 
     /// The rmcp client's handle on the server, for requests this client does not wrap.

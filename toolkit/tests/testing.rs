@@ -4,7 +4,10 @@
 
 use serde_json::{Value, json};
 use toolkit::testing::{Answer, ErrorKind, Protocol, TestClient};
-use toolkit::{Caller, Confirm, Context, Handler, Run, Server, Tool, ToolError};
+use toolkit::{
+    Caller, Confirm, ConfirmPolicy, Confirmations, Context, Handler, Run, Server, StateKeys, Tool,
+    ToolError,
+};
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub struct Counted {
@@ -14,7 +17,7 @@ pub struct Counted {
 
 /// Counts to a number, reporting each step.
 #[derive(Tool)]
-#[tool(name = "count", title = "Count", output = Counted,
+#[tool(name = "count", title = "Count", output = Counted, scope = "count",
        read_only, destructive = false, idempotent, open_world = false)]
 pub struct Count {
     #[arg(min = 1, max = 5)]
@@ -35,7 +38,7 @@ impl Run<()> for Count {
 
 /// Forgets everything.
 #[derive(Tool)]
-#[tool(name = "forget", title = "Forget", output = Counted, confirm,
+#[tool(name = "forget", title = "Forget", output = Counted, confirm, scope = "count",
        read_only = false, destructive, idempotent, open_world = false)]
 pub struct Forget {}
 
@@ -145,6 +148,63 @@ async fn the_user_answers_a_confirmation_as_told() {
             }
         }
     }
+}
+
+#[tokio::test]
+async fn a_client_without_elicitation_meets_the_servers_policy() {
+    for protocol in PROTOCOLS {
+        for (policy, error) in [
+            (ConfirmPolicy::Ask, None),
+            (ConfirmPolicy::Require, Some(ErrorKind::Refused)),
+        ] {
+            let confirmations = Confirmations::new(policy, StateKeys::random());
+            let handler =
+                (server().confirmations(confirmations).build(())).expect("the tools assemble");
+            let client = (TestClient::builder().protocol(protocol))
+                .without_elicitation()
+                .connect(&handler)
+                .await;
+            let result = client.call("forget", json!({})).await;
+            assert_eq!(result.error_kind(), error, "{protocol:?} {policy:?}");
+            assert!(client.asked().is_empty(), "no one was asked");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_the_token_names_the_caller_and_the_user_is_asked() {
+    use toolkit::auth::StaticTokens;
+    use toolkit::http::{self, HttpSettings};
+
+    let minted = StaticTokens::mint("t_", &["count".to_owned()]).expect("a token");
+    let tokens = StaticTokens::parse(&minted.entry, "the test").expect("the entry reads");
+    let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let settings = HttpSettings::default().authenticate(tokens);
+    let bound =
+        (http::bind(loopback, settings, &server().declared()).await).expect("bind a loopback port");
+    let url = bound.public_url().to_string();
+    tokio::spawn(bound.serve(handler(), std::future::pending()));
+
+    for answer in [Answer::Accept, Answer::Decline] {
+        let client = (TestClient::builder().bearer(&minted.token).answer(answer))
+            .connect_http(&url)
+            .await;
+        let counted = client.call("count", json!({ "to": 2 })).await;
+        let by = counted.structured().expect("an output")["by"].clone();
+        assert!(by.as_str().is_some_and(|by| !by.is_empty()), "{by}");
+        assert_eq!(counted.progress().len(), 2, "progress comes over HTTP too");
+        let forgot = client.call("forget", json!({})).await;
+        assert_eq!(forgot.is_error(), answer == Answer::Decline, "{answer:?}");
+        assert_eq!(client.asked(), ["Forget everything?"]);
+        client.close().await;
+    }
+    let without_token = tokio::spawn(async move {
+        TestClient::builder().connect_http(&url).await;
+    });
+    let refused = without_token
+        .await
+        .expect_err("a client without a token cannot connect");
+    assert!(refused.is_panic());
 }
 
 #[tokio::test]

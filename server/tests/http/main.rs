@@ -23,8 +23,8 @@
 
 use std::path::Path;
 
-use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
+use toolkit::testing::TestClient;
 
 use test_support::{HttpServer, bearer};
 
@@ -39,15 +39,9 @@ const ISSUER: &str = "https://login.example.com/";
 // ---------------------------------------------------------------------------------------------
 // Calls
 
-async fn call(
-    client: &rmcp::service::RunningService<rmcp::RoleClient, ()>,
-    tool: &str,
-    arguments: Value,
-) -> Value {
-    let mut request = CallToolRequestParams::new(tool.to_owned());
-    request.arguments = arguments.as_object().cloned();
-    let result = client.call_tool(request).await.expect("tools/call");
-    serde_json::to_value(result).unwrap()
+async fn call(client: &TestClient, tool: &str, arguments: Value) -> Value {
+    let result = client.call(tool, arguments).await;
+    serde_json::to_value(result.raw()).unwrap()
 }
 
 fn write_call(movie: &Value, author: &Value) -> Value {

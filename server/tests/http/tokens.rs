@@ -220,7 +220,7 @@ async fn rs256_es256_and_eddsa_jwts_are_accepted_from_a_jwks_file() {
         let client = server.client(Some(&jwt)).await;
         let page = call(&client, "movies_search", json!({"limit": 1})).await;
         assert_eq!(page["isError"], false, "{}: {page}", key.kid);
-        client.cancel().await.unwrap();
+        client.close().await;
         secrets.push(jwt);
     }
     // Over HTTP, in the metadata: the issuer is the authorization server.

@@ -87,7 +87,7 @@ async fn every_tool_answers_over_http_as_over_stdio() {
     assert_eq!(again, both("reviews_delete", json!({"reviewId": review})).0);
     assert!(text_of(&again).starts_with("Not Found: "), "{again}");
 
-    client.cancel().await.unwrap();
+    client.close().await;
     stdio.close_stdin();
     stdio.finish();
     server.assert_no_secret_in_logs(&[&token]);

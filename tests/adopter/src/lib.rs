@@ -1,7 +1,7 @@
 //! A notebook served over MCP, written as someone who adopts `toolkit` would write it, with
 //! nothing of the movie-review server: two tools, one of which asks the user before it deletes,
 //! and the server that serves them. `main.rs` serves it over stdio, or over HTTP to callers
-//! with a token; the tests drive it with rmcp's client.
+//! with a token; the tests drive it with the toolkit's test kit.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

@@ -1,22 +1,15 @@
 //! The notebook as its adopter tests it over HTTP: served by the toolkit's HTTP transport with
-//! static tokens, in-process, and driven by rmcp's HTTP client on 2026-07-28: a call, a broken
-//! rule, a request without a token (401), a deletion with a token that may only write (403),
-//! and a deletion the user declines, then accepts.
-
-mod client;
+//! static tokens, in-process, and driven by the test kit's client over Streamable HTTP on
+//! 2026-07-28: a call, a broken rule, a request without a token (401), a deletion with a token
+//! that may only write (403), and a deletion the user declines, then accepts.
 
 use std::net::SocketAddr;
 
 use adopter::Notebook;
-use client::{User, call, text};
-use rmcp::RoleClient;
-use rmcp::model::ProtocolVersion;
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
 use toolkit::auth::StaticTokens;
 use toolkit::http::{self, HttpSettings};
+use toolkit::testing::{Answer, TestClient};
 
 /// The notebook served over HTTP on a loopback port, with a writer's and an editor's token.
 struct Served {
@@ -56,25 +49,19 @@ async fn serve() -> Served {
     }
 }
 
-/// An HTTP client. reqwest is built with rustls and no TLS provider of its own (the workspace
-/// builds ring, never OpenSSL): one must be installed before a client is made.
+/// An HTTP client, for the requests the test client does not make. reqwest is built with
+/// rustls and no TLS provider of its own (the workspace builds ring, never OpenSSL): one must be
+/// installed before a client is made.
 fn http_client() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::new()
 }
 
-/// `user`'s client on 2026-07-28, presenting `token`.
-async fn connect(served: &Served, token: &str, user: &User) -> RunningService<RoleClient, User> {
-    let config = StreamableHttpClientTransportConfig::with_uri(served.url.clone())
-        .auth_header(token.to_owned());
-    let transport = StreamableHttpClientTransport::with_client(http_client(), config);
-    let lifecycle = ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-    };
-    user.clone()
-        .serve_with_lifecycle(transport, lifecycle)
+/// A client presenting `token`, whose user gives `answer`.
+async fn connect(served: &Served, token: &str, answer: Answer) -> TestClient {
+    (TestClient::builder().bearer(token).answer(answer))
+        .connect_http(&served.url)
         .await
-        .expect("the client connects")
 }
 
 /// Posts a raw `tools/call` of `tool`, with `token` if any: the status and the challenge.
@@ -99,25 +86,14 @@ async fn post(served: &Served, token: Option<&str>, tool: &str, arguments: Value
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_runs_a_mistake_is_named_and_a_token_is_needed_with_its_scope() {
     let served = serve().await;
-    let client = connect(
-        &served,
-        &served.writer,
-        &User::new(ProtocolVersion::V_2026_07_28, true),
-    )
-    .await;
-    let result = client
-        .call_tool(call("notes_add", json!({ "text": "milk" })))
-        .await
-        .expect("notes_add answers");
-    assert_eq!(result.is_error, Some(false), "{}", text(&result));
-    let note = result.structured_content.expect("a result")["noteId"].clone();
+    let client = connect(&served, &served.writer, Answer::Accept).await;
+    let result = client.call("notes_add", json!({ "text": "milk" })).await;
+    assert!(!result.is_error(), "{}", result.text());
+    let note = result.structured().expect("a result")["noteId"].clone();
 
-    let result = client
-        .call_tool(call("notes_add", json!({ "text": "" })))
-        .await
-        .expect("notes_add answers");
+    let result = client.call("notes_add", json!({ "text": "" })).await;
     assert_eq!(
-        text(&result),
+        result.text(),
         "Validation Failed: text: Must be between 1 and 500 characters long, not 0. Correct the \
          arguments and call the tool again."
     );
@@ -140,33 +116,37 @@ async fn a_call_runs_a_mistake_is_named_and_a_token_is_needed_with_its_scope() {
         challenge.starts_with("Bearer error=\"insufficient_scope\", scope=\"notes.delete\""),
         "{challenge}"
     );
+    assert!(
+        (client
+            .try_call("notes_delete", json!({ "noteId": note }))
+            .await)
+            .is_err(),
+        "the test client meets the 403 as a failed request"
+    );
     assert_eq!(served.notebook.state().texts(), ["milk"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deletion_over_http_runs_only_once_the_user_says_yes() {
     let served = serve().await;
-    let declining = User::new(ProtocolVersion::V_2026_07_28, false);
-    let client = connect(&served, &served.editor, &declining).await;
-    let result = client
-        .call_tool(call("notes_add", json!({ "text": "call Ada" })))
-        .await
-        .expect("notes_add answers");
-    let note = result.structured_content.expect("a result")["noteId"].clone();
+    let declining = connect(&served, &served.editor, Answer::Decline).await;
+    let result = declining
+        .call("notes_add", json!({ "text": "call Ada" }))
+        .await;
+    let note = result.structured().expect("a result")["noteId"].clone();
 
-    let delete = || call("notes_delete", json!({ "noteId": note }));
-    let result = client.call_tool(delete()).await.expect("an answer");
-    assert_eq!(text(&result), "Cancelled: the note was kept.");
+    let delete = json!({ "noteId": note });
+    let result = declining.call("notes_delete", delete.clone()).await;
+    assert_eq!(result.text(), "Cancelled: the note was kept.");
     assert_eq!(served.notebook.state().texts(), ["call Ada"]);
 
-    let accepting = User::new(ProtocolVersion::V_2026_07_28, true);
-    let client = connect(&served, &served.editor, &accepting).await;
-    let result = client.call_tool(delete()).await.expect("an answer");
-    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    let accepting = connect(&served, &served.editor, Answer::Accept).await;
+    let result = accepting.call("notes_delete", delete).await;
+    assert!(!result.is_error(), "{}", result.text());
     assert!(served.notebook.state().texts().is_empty());
     let question = "Delete the note \"call Ada\"?";
-    assert_eq!(*declining.asked.lock().unwrap(), [question]);
-    assert_eq!(*accepting.asked.lock().unwrap(), [question]);
+    assert_eq!(declining.asked(), [question]);
+    assert_eq!(accepting.asked(), [question]);
 }
 
 #[tokio::test]

@@ -3,14 +3,10 @@
 //! stdin and stdout: a call, a broken rule, an id that names nothing, and a deletion the user
 //! accepts or declines, in both protocol versions; and the tool list, snapshot.
 
-mod client;
-
 use std::process::Stdio;
 use std::time::Duration;
 
 use adopter::Notebook;
-use client::{call, text};
-use rmcp::ServiceExt;
 use serde_json::{Value, json};
 use toolkit::Handler;
 use toolkit::testing::{Answer, ErrorKind, Protocol, TestClient};
@@ -129,7 +125,7 @@ async fn the_built_server_serves_on_its_stdio_until_its_input_ends() {
         .expect("the notebook starts");
     let stdin = child.stdin.take().expect("its stdin");
     let stdout = child.stdout.take().expect("its stdout");
-    let client = ().serve((stdout, stdin)).await.expect("the client initializes");
+    let client = TestClient::builder().connect_io(stdout, stdin).await;
 
     let info = client
         .peer()
@@ -138,21 +134,18 @@ async fn the_built_server_serves_on_its_stdio_until_its_input_ends() {
     let name = info.server_info.as_ref().map(|server| server.name.as_str());
     assert_eq!(name, Some("notebook"));
     assert_eq!(
-        info.instructions.as_deref(),
+        client.instructions().as_deref(),
         Some(
             "Notebook: add notes (notes_add) and delete them (notes_delete). Deleting asks the user first."
         )
     );
-    let tools = client.list_all_tools().await.expect("tools/list answers");
+    let tools = client.list_tools().await;
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
     assert_eq!(names, ["notes_add", "notes_delete"]);
-    let result = client
-        .call_tool(call("notes_add", json!({ "text": "milk" })))
-        .await
-        .unwrap();
-    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    let result = client.call("notes_add", json!({ "text": "milk" })).await;
+    assert!(!result.is_error(), "{}", result.text());
 
-    client.cancel().await.expect("the client closes");
+    client.close().await;
     let status = tokio::time::timeout(Duration::from_secs(20), child.wait())
         .await
         .expect("the notebook stops once its input ends")

@@ -12,17 +12,18 @@ use rmcp::{ClientHandler, ErrorData, RoleClient};
 
 use super::Answer;
 
-/// A client on one protocol version that can ask its user, whose user gives one answer to
-/// every question and whose questions are kept.
+/// A client on one protocol version whose user, if it can be asked, gives one answer to every
+/// question; the questions are kept.
 #[derive(Clone)]
 pub(super) struct User {
     version: ProtocolVersion,
-    answer: Answer,
+    /// `None`: the client does not declare elicitation.
+    answer: Option<Answer>,
     asked: Arc<Mutex<Vec<String>>>,
 }
 
 impl User {
-    pub(super) fn new(version: ProtocolVersion, answer: Answer) -> User {
+    pub(super) fn new(version: ProtocolVersion, answer: Option<Answer>) -> User {
         User {
             version,
             answer,
@@ -43,8 +44,10 @@ impl User {
 impl ClientHandler for User {
     fn get_info(&self) -> ClientConfig {
         let mut capabilities = ClientCapabilities::default();
-        capabilities.elicitation =
-            Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
+        if self.answer.is_some() {
+            capabilities.elicitation =
+                Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
+        }
         let mut config = ClientConfig::default();
         config.protocol_version = self.version.clone();
         config.capabilities = capabilities;
@@ -65,7 +68,9 @@ impl ClientHandler for User {
         (self.asked.lock())
             .unwrap_or_else(PoisonError::into_inner)
             .push(question);
-        Ok(match self.answer {
+        // A client that did not declare elicitation is asked only by a server that breaks the
+        // protocol: it dismisses the question, as a user who never saw it.
+        Ok(match self.answer.unwrap_or(Answer::Cancel) {
             Answer::Accept => ElicitResult::new(ElicitationAction::Accept)
                 .with_content(serde_json::json!({ "confirm": true })),
             Answer::Decline => ElicitResult::new(ElicitationAction::Decline),

@@ -1,20 +1,18 @@
-//! What a [`TestClient`](super::TestClient) writes and reads on its pipe, watched line by line
-//! as the transport moves it: which progress token each call went out with, and the progress
+//! What a [`TestClient`](super::TestClient) sends and receives, watched message by message as
+//! its transport moves them: which progress token each call went out with, and the progress
 //! notifications sent under it. rmcp picks a call's progress token itself and hands each
-//! notification to a task of its own, which may run after the call's answer is in; reading them
-//! off the wire instead keeps them in the order sent, all in before the answer that follows them.
+//! notification to a task of its own, which may run after the call's answer is in; watching the
+//! transport instead keeps them in the order sent, all in before the answer that follows them.
 //! A call is known on the wire by a number of the client's own in its request's `_meta`
 //! ([`CALL_KEY`]), which every round of a call that asks the user carries.
 
 use std::collections::{HashMap, HashSet};
-use std::io;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::{Context, Poll};
 
-use rmcp::model::RequestMetaObject;
+use rmcp::RoleClient;
+use rmcp::model::{ClientJsonRpcMessage, RequestMetaObject, ServerJsonRpcMessage};
+use rmcp::transport::Transport;
 use serde_json::Value;
-use tokio::io::{AsyncRead, AsyncWrite, DuplexStream, ReadBuf};
 use tokio::sync::Notify;
 
 use super::Progress;
@@ -43,15 +41,12 @@ struct State {
 }
 
 impl Wire {
-    /// `stream`, whose every line written and read is looked at first.
-    pub(super) fn watch(
-        &self,
-        stream: DuplexStream,
-    ) -> impl AsyncRead + AsyncWrite + Send + Unpin + 'static {
-        let (reader, writer) = tokio::io::split(stream);
-        let reader = Lines::new(reader, self.clone(), Wire::read);
-        let writer = Lines::new(writer, self.clone(), Wire::written);
-        tokio::io::join(reader, writer)
+    /// `transport`, whose every message is looked at first.
+    pub(super) fn watch<T>(&self, transport: T) -> Watched<T> {
+        Watched {
+            inner: transport,
+            wire: self.clone(),
+        }
     }
 
     /// The `_meta` of a new call, with a number no call of this client has had.
@@ -98,9 +93,9 @@ impl Wire {
         Arc::clone(&self.changed).notified_owned()
     }
 
-    /// Notes one message written: the progress token of a call.
-    fn written(&self, line: &[u8]) {
-        let Ok(message) = serde_json::from_slice::<Value>(line) else {
+    /// Notes one message sent: the progress token of a call.
+    fn sent(&self, message: &ClientJsonRpcMessage) {
+        let Ok(message) = serde_json::to_value(message) else {
             return;
         };
         let meta = &message["params"]["_meta"];
@@ -109,9 +104,9 @@ impl Wire {
         }
     }
 
-    /// Notes one message read, if it is a progress notification of a call.
-    fn read(&self, line: &[u8]) {
-        let Ok(message) = serde_json::from_slice::<Value>(line) else {
+    /// Notes one message received, if it is a progress notification of a call.
+    fn received(&self, message: &ServerJsonRpcMessage) {
+        let Ok(message) = serde_json::to_value(message) else {
             return;
         };
         if message["method"] != "notifications/progress" {
@@ -140,70 +135,30 @@ impl Wire {
     }
 }
 
-/// A reader or a writer that hands each complete line it moves to `seen`.
-struct Lines<T> {
+/// A client transport whose every message is shown to a [`Wire`] as it passes.
+pub(super) struct Watched<T> {
     inner: T,
-    /// The part of the current line moved so far.
-    line: Vec<u8>,
     wire: Wire,
-    seen: fn(&Wire, &[u8]),
 }
 
-impl<T> Lines<T> {
-    fn new(inner: T, wire: Wire, seen: fn(&Wire, &[u8])) -> Lines<T> {
-        Lines {
-            inner,
-            line: Vec::new(),
-            wire,
-            seen,
-        }
+impl<T: Transport<RoleClient>> Transport<RoleClient> for Watched<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        message: ClientJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.wire.sent(&message);
+        self.inner.send(message)
     }
 
-    fn moved(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            if byte == b'\n' {
-                (self.seen)(&self.wire, &self.line);
-                self.line.clear();
-            } else {
-                self.line.push(byte);
-            }
-        }
-    }
-}
-
-impl<T: AsyncRead + Unpin> AsyncRead for Lines<T> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if let Poll::Ready(Ok(())) = polled {
-            self.moved(&buf.filled()[before..]);
-        }
-        polled
-    }
-}
-
-impl<T: AsyncWrite + Unpin> AsyncWrite for Lines<T> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        let polled = Pin::new(&mut self.inner).poll_write(cx, buf);
-        if let Poll::Ready(Ok(written)) = polled {
-            self.moved(&buf[..written]);
-        }
-        polled
+    async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
+        let message = self.inner.receive().await?;
+        self.wire.received(&message);
+        Some(message)
     }
 
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
     }
 }

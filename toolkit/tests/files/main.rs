@@ -20,8 +20,6 @@ mod sandboxing;
 
 use std::path::Path;
 
-use rmcp::ServiceExt;
-use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use toolkit::Handler;
@@ -94,11 +92,9 @@ fn invalid(violations: &str) -> String {
 }
 
 /// The same server over Streamable HTTP, as `--http ADDR` serves it: listed and called by
-/// rmcp's HTTP client, with no token on a loopback address.
+/// the test kit's HTTP client, with no token on a loopback address.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_directory_is_served_over_http_too() {
-    use rmcp::transport::StreamableHttpClientTransport;
-    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
     use toolkit::http::{self, HttpSettings};
 
     let directory = tempfile::tempdir().expect("a temporary directory");
@@ -115,27 +111,18 @@ async fn the_directory_is_served_over_http_too() {
         let _ = stopped.await;
     }));
 
-    // reqwest is built with rustls and no TLS provider of its own: one must be installed first.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let transport = StreamableHttpClientTransport::with_client(
-        reqwest::Client::new(),
-        StreamableHttpClientTransportConfig::with_uri(url),
-    );
-    let client = ().serve(transport).await.expect("the client initializes over HTTP");
-    let tools = client.list_all_tools().await.expect("tools/list answers");
+    let client = TestClient::builder().connect_http(&url).await;
+    let tools = client.list_tools().await;
     assert_eq!(tools.len(), server::files().definitions().len());
-    let mut request = CallToolRequestParams::new("read_text_file");
-    request.arguments = json!({"path": "hello.txt"}).as_object().cloned();
     let result = client
-        .call_tool(request)
-        .await
-        .expect("the call is answered");
-    assert_eq!(result.is_error, Some(false), "{result:?}");
+        .call("read_text_file", json!({"path": "hello.txt"}))
+        .await;
+    assert!(!result.is_error(), "{}", result.text());
     assert_eq!(
-        result.structured_content.expect("structured content")["content"],
+        result.structured().expect("structured content")["content"],
         "hi"
     );
-    drop(client);
+    client.close().await;
     stop.send(()).expect("the server waits for its shutdown");
     assert!(serving.await.expect("the serving task").is_ok());
 }
