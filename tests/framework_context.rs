@@ -11,12 +11,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, ClientRequest, Request};
-use rmcp::service::PeerRequestOptions;
 use serde_json::{Value, json};
-use test_support::in_process::connect;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf};
 use tokio_util::sync::CancellationToken;
+use toolkit::testing::TestClient;
 use toolkit::{
     CallOutcome, Caller, Context, Handler, PROGRESS_INTERVAL, Run, Server, Tool, ToolError, Toolbox,
 };
@@ -305,19 +303,12 @@ async fn progress_reported_in_a_burst_is_thinned_to_increasing_steps_ending_at_t
 #[tokio::test]
 async fn a_cancelled_call_is_stopped_where_it_waits() {
     let counter = Arc::new(Counter::default());
-    let client = connect(serve(&counter)).await;
-    let request = ClientRequest::CallToolRequest(Request::new(CallToolRequestParams::new("wait")));
-    let call = client
-        .peer()
-        .send_cancellable_request(request, PeerRequestOptions::no_options())
-        .await
-        .unwrap();
+    let client = TestClient::connect(&serve(&counter)).await;
+    let mut call = client.start("wait", Value::Null);
     until(&counter.waiting, "the call waits").await;
     assert!(!counter.stopped.load(Ordering::SeqCst));
 
-    call.cancel(Some("the user gave up".to_owned()))
-        .await
-        .unwrap();
+    call.cancel().await;
     until(&counter.stopped, "the cancelled run is dropped").await;
 }
 
@@ -380,27 +371,17 @@ async fn every_call_ends_in_a_record_of_its_tool_outcome_and_caller() {
         .build(counter.clone())
         .expect("the tools assemble")
         .with_caller(ana);
-    let client = connect(server).await;
-    let call = |name: &str, arguments: Value| {
-        let params = CallToolRequestParams::new(name.to_owned())
-            .with_arguments(arguments.as_object().unwrap().clone());
-        client.call_tool(params)
-    };
-    call("count_to", json!({ "to": 2 })).await.unwrap();
-    call("count_to", json!({ "to": 0, "pauseMs": 5000 }))
-        .await
-        .unwrap();
-    call("whoami", json!({})).await.unwrap();
+    let client = TestClient::connect(&server).await;
+    client.call("count_to", json!({ "to": 2 })).await;
+    client
+        .call("count_to", json!({ "to": 0, "pauseMs": 5000 }))
+        .await;
+    client.call("whoami", json!({})).await;
     // A tool no route has is refused before any tool runs: nothing to record.
-    assert!(call("count_from", json!({})).await.is_err());
-    let request = ClientRequest::CallToolRequest(Request::new(CallToolRequestParams::new("wait")));
-    let waiting = client
-        .peer()
-        .send_cancellable_request(request, PeerRequestOptions::no_options())
-        .await
-        .unwrap();
+    assert!(client.try_call("count_from", json!({})).await.is_err());
+    let mut waiting = client.start("wait", Value::Null);
     until(&counter.waiting, "the call waits").await;
-    waiting.cancel(None).await.unwrap();
+    waiting.cancel().await;
     until(&counter.stopped, "the cancelled run is dropped").await;
     let four_calls = async {
         while seen.lock().unwrap().len() < 4 {
@@ -462,12 +443,9 @@ async fn each_way_a_tool_fails_is_an_outcome_of_its_own() {
         let server = Server::new("failing", "1.0.0")
             .toolbox(tools)
             .build(failing);
-        let client = connect(server.expect("the tool assembles")).await;
-        let result = client
-            .call_tool(CallToolRequestParams::new("fail"))
-            .await
-            .unwrap();
-        assert_eq!(result.is_error, Some(true), "{text}");
+        let client = TestClient::connect(&server.expect("the tool assembles")).await;
+        let result = client.call("fail", Value::Null).await;
+        assert!(result.is_error(), "{text}");
         assert_eq!(*seen.lock().unwrap(), [expected], "{text}");
         assert!(expected.is_error());
     }

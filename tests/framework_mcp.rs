@@ -1,11 +1,11 @@
-//! Declared tools served through rmcp and called by a real MCP client over an in-process pipe:
+//! Declared tools served through rmcp and called by the test kit's client over an in-process pipe:
 //! the registration a client lists (snapshotted whole), results, tool errors as `isError`
 //! results, and an unknown tool as the JSON-RPC error the MCP specification prescribes.
 
-use rmcp::model::{CallToolRequestParams, ErrorCode};
+use rmcp::model::ErrorCode;
 use rmcp::service::ServiceError;
-use serde_json::{Value, json};
-use test_support::in_process::connect;
+use serde_json::json;
+use toolkit::testing::TestClient;
 use toolkit::{Context, Entity, Exists, Handler, Run, Server, Tool, ToolError, Toolbox, Uuid};
 
 const MOVIE: Uuid = Uuid::from_u128(0x3f2504e0_4f89_11d3_9a0c_0305e82c3301);
@@ -124,17 +124,14 @@ fn catalog() -> Handler<Catalog> {
         .expect("the example tools assemble")
 }
 
-fn call(name: &'static str, arguments: Value) -> CallToolRequestParams {
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments must be an object");
-    };
-    CallToolRequestParams::new(name).with_arguments(arguments)
+async fn connect() -> TestClient {
+    TestClient::connect(&catalog()).await
 }
 
 #[tokio::test]
 async fn a_client_lists_every_declared_tool_whole() {
-    let client = connect(catalog()).await;
-    let tools = client.list_all_tools().await.unwrap();
+    let client = connect().await;
+    let tools = client.list_tools().await;
     insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false }, {
         insta::assert_json_snapshot!("framework_tools_list", tools);
     });
@@ -142,14 +139,12 @@ async fn a_client_lists_every_declared_tool_whole() {
 
 #[tokio::test]
 async fn a_call_returns_compact_text_and_the_same_structured_content() {
-    let client = connect(catalog()).await;
-    let result = client
-        .call_tool(call(
-            "movies_search",
-            json!({ "query": "Alien", "limit": 1 }),
-        ))
-        .await
-        .unwrap();
+    let client = connect().await;
+    let result = (client
+        .call("movies_search", json!({ "query": "Alien", "limit": 1 }))
+        .await)
+        .raw()
+        .clone();
     assert_eq!(result.is_error, Some(false));
     let expected = json!({
         "items": [{ "id": MOVIE, "title": "Alien" }],
@@ -164,11 +159,12 @@ async fn a_call_returns_compact_text_and_the_same_structured_content() {
 
 #[tokio::test]
 async fn broken_rules_and_missing_rows_are_tool_results_not_protocol_errors() {
-    let client = connect(catalog()).await;
-    let result = client
-        .call_tool(call("movies_search", json!({ "limit": 0, "Query": "x" })))
-        .await
-        .unwrap();
+    let client = connect().await;
+    let result = (client
+        .call("movies_search", json!({ "limit": 0, "Query": "x" }))
+        .await)
+        .raw()
+        .clone();
     assert_eq!(result.is_error, Some(true));
     assert_eq!(
         result.content[0].as_text().unwrap().text,
@@ -178,10 +174,11 @@ async fn broken_rules_and_missing_rows_are_tool_results_not_protocol_errors() {
     );
 
     let nobody = Uuid::nil();
-    let result = client
-        .call_tool(call("reviews_delete", json!({ "reviewId": nobody })))
-        .await
-        .unwrap();
+    let result = (client
+        .call("reviews_delete", json!({ "reviewId": nobody }))
+        .await)
+        .raw()
+        .clone();
     assert_eq!(result.is_error, Some(true));
     assert_eq!(
         result.content[0].as_text().unwrap().text,
@@ -191,11 +188,8 @@ async fn broken_rules_and_missing_rows_are_tool_results_not_protocol_errors() {
 
 #[tokio::test]
 async fn an_unknown_tool_is_a_json_rpc_invalid_params_error() {
-    let client = connect(catalog()).await;
-    let error = client
-        .call_tool(call("movies_delete", json!({})))
-        .await
-        .expect_err("no such tool");
+    let client = connect().await;
+    let error = (client.try_call("movies_delete", json!({})).await).expect_err("no such tool");
     let ServiceError::McpError(error) = error else {
         panic!("expected a JSON-RPC error, got {error:?}");
     };

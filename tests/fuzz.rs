@@ -44,13 +44,11 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::strategy::{Union, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use rmcp::RoleClient;
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::RunningService;
 use serde_json::{Map, Value, json};
 use store::Database;
-use test_support::in_process::{connect, output_schemas};
+use test_support::output_schemas::output_schemas;
 use test_support::postgres_cluster;
+use toolkit::testing::TestClient;
 use uuid::Uuid;
 
 /// Calls in the quick run.
@@ -857,7 +855,7 @@ impl State {
 
 /// The client and the output schemas.
 struct Fuzzer {
-    service: RunningService<RoleClient, ()>,
+    client: TestClient,
     output_schemas: HashMap<String, Validator>,
 }
 
@@ -867,10 +865,11 @@ impl Fuzzer {
         let store = movie_reviews_mcp::commands::open_or_create(database)
             .await
             .unwrap();
-        let service = connect(movie_reviews_mcp::serve::every_tool(store).unwrap()).await;
-        let output_schemas = output_schemas(&service).await;
+        let client =
+            TestClient::connect(&movie_reviews_mcp::serve::every_tool(store).unwrap()).await;
+        let output_schemas = output_schemas(&client.list_tools().await);
         Fuzzer {
-            service,
+            client,
             output_schemas,
         }
     }
@@ -890,12 +889,10 @@ impl Fuzzer {
             problem: String::new(),
             fatal: false,
         };
-        let mut request = CallToolRequestParams::new(name);
-        if let Some(arguments) = arguments {
-            request = request.with_arguments(arguments);
-        }
         let panics = PANICS.load(Ordering::SeqCst);
-        let answer = tokio::time::timeout(CALL_TIMEOUT, self.service.call_tool(request)).await;
+        let arguments = arguments.map_or(Value::Null, Value::Object);
+        let call = self.client.try_call(name, arguments);
+        let answer = tokio::time::timeout(CALL_TIMEOUT, call).await;
         let result = match answer {
             Err(_) => {
                 failure.problem = format!("no answer within {CALL_TIMEOUT:?}: a hang");
@@ -908,7 +905,7 @@ impl Fuzzer {
                 failure.fatal = PANICS.load(Ordering::SeqCst) != panics;
                 return Err(failure);
             }
-            Ok(Ok(result)) => result,
+            Ok(Ok(result)) => result.into_raw(),
         };
         failure.answer = serde_json::to_string(&result).unwrap();
         if PANICS.load(Ordering::SeqCst) != panics {

@@ -4,7 +4,7 @@
 //! - [`binary`]: the built server, found and run as a command to its end; with
 //!   [`stdio_server`] (it serving MCP over stdio), [`session`] (an initialized stdio session)
 //!   and [`http_server`] (it serving over HTTP, its clients and tokens);
-//! - [`in_process`]: a real rmcp client connected to a server running in the test's own process;
+//! - [`output_schemas`]: a validator for each tool's output schema, to check every answer;
 //! - [`jwt`]: signing keys, JWTs and a JWKS provider;
 //! - [`postgres_cluster`]: a throwaway PostgreSQL server, started once per test process.
 //!
@@ -15,8 +15,8 @@
 
 pub mod binary;
 pub mod http_server;
-pub mod in_process;
 pub mod jwt;
+pub mod output_schemas;
 pub mod postgres_cluster;
 pub mod session;
 pub mod stdio_server;

@@ -21,7 +21,6 @@
 use std::collections::{BTreeMap, HashSet};
 
 use movie_reviews_mcp::demo::{Size, SplitMix64};
-use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -98,16 +97,12 @@ impl Both {
 /// One call's answer: `Ok` with a success's text (its `structuredContent` as compact JSON), or
 /// `Err` with an error's text.
 async fn call(client: &Client, tool: &'static str, arguments: Value) -> Result<String, String> {
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments must be an object");
-    };
-    let request = CallToolRequestParams::new(tool).with_arguments(arguments);
-    let result = client.service.call_tool(request).await.unwrap();
-    let text = result.content[0].as_text().unwrap().text.clone();
-    if result.is_error == Some(true) {
+    let result = client.session.call(tool, arguments).await;
+    let text = result.text().to_owned();
+    if result.is_error() {
         return Err(text);
     }
-    assert_eq!(result.structured_content.unwrap().to_string(), text);
+    assert_eq!(result.structured().unwrap().to_string(), text);
     Ok(text)
 }
 

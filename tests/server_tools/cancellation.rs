@@ -8,8 +8,6 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rmcp::model::{CallToolRequestParams, ClientRequest, Request};
-use rmcp::service::PeerRequestOptions;
 use serde_json::{Value, json};
 use sqlx::Connection;
 use store::Database;
@@ -60,22 +58,9 @@ async fn cancel_while_writes_are_held(
     arguments: Value,
 ) {
     let mut hold = database.hold_writes().await;
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments must be an object");
-    };
-    let request = ClientRequest::CallToolRequest(Request::new(
-        CallToolRequestParams::new(tool).with_arguments(arguments),
-    ));
-    let call = client
-        .service
-        .peer()
-        .send_cancellable_request(request, PeerRequestOptions::no_options())
-        .await
-        .unwrap();
+    let mut call = client.session.start(tool, arguments);
     hold.until_a_write_waits().await;
-    call.cancel(Some("the user changed their mind".to_owned()))
-        .await
-        .unwrap();
+    call.cancel().await;
     // The server reads its messages in order, and the test runtime runs its tasks in the order
     // they were woken: once a later call is answered, the cancelled one has stopped.
     client.ok("movies_search", json!({ "limit": 1 })).await;

@@ -1,6 +1,6 @@
 //! The harness every test uses: [`Backend`], which makes a new, empty database of a backend,
-//! and [`Client`], an rmcp client connected in-process to a server on such a database, which
-//! checks every answer against the tool's contract.
+//! and [`Client`], the test kit's client connected in-process to a server on such a database,
+//! which checks every answer against the tool's contract.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -8,13 +8,11 @@ use std::sync::Arc;
 
 use jsonschema::Validator;
 use movie_reviews_mcp::demo::Size;
-use rmcp::RoleClient;
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::RunningService;
 use serde_json::{Value, json};
 use store::{Database, NewAuthor, NewMovie, NewReview, Store};
-use test_support::in_process::{connect, output_schemas};
+use test_support::output_schemas::output_schemas;
 use test_support::postgres_cluster;
+use toolkit::testing::TestClient;
 use uuid::Uuid;
 
 /// A store backend the suite runs on. A new backend is one more variant here, with its arm in
@@ -76,7 +74,7 @@ pub async fn seed_demo(database: &Database, size: Size, seed: u64) {
 
 /// A client connected to a server on its own database.
 pub struct Client {
-    pub service: RunningService<RoleClient, ()>,
+    pub session: TestClient,
     output_schemas: HashMap<String, Validator>,
     _guard: Guard,
 }
@@ -127,10 +125,11 @@ impl Client {
 
     /// A server on `store`; `guard` keeps its database for as long as the client lives.
     pub async fn serving(store: Store, guard: Guard) -> Client {
-        let service = connect(movie_reviews_mcp::serve::every_tool(store).unwrap()).await;
-        let output_schemas = output_schemas(&service).await;
+        let session =
+            TestClient::connect(&movie_reviews_mcp::serve::every_tool(store).unwrap()).await;
+        let output_schemas = output_schemas(&session.list_tools().await);
         Client {
-            service,
+            session,
             output_schemas,
             _guard: guard,
         }
@@ -139,11 +138,9 @@ impl Client {
     /// Calls a tool: `Ok(structuredContent)` after checking it against the text block and the
     /// output schema, or `Err(text)` for an `isError` result.
     async fn call(&self, tool: &'static str, arguments: Value) -> Result<Value, String> {
-        let Value::Object(arguments) = arguments else {
-            panic!("arguments must be an object");
-        };
-        let request = CallToolRequestParams::new(tool).with_arguments(arguments);
-        let result = self.service.call_tool(request).await.unwrap();
+        assert!(arguments.is_object(), "arguments must be an object");
+        let result = self.session.call(tool, arguments).await;
+        let result = result.raw();
         assert_eq!(result.content.len(), 1, "one content block: {result:?}");
         let text = result.content[0]
             .as_text()
@@ -154,7 +151,7 @@ impl Client {
             assert_eq!(result.structured_content, None);
             return Err(text);
         }
-        let structured = result.structured_content.expect("structuredContent");
+        let structured = (result.structured_content.clone()).expect("structuredContent");
         assert_eq!(
             text,
             structured.to_string(),

@@ -1,16 +1,16 @@
 //! tools/list: the tools' names, titles, hints and schemas, as a client sees them before it
 //! calls any.
 
-use rmcp::model::{CallToolRequestParams, ErrorCode};
+use rmcp::model::ErrorCode;
 use rmcp::service::ServiceError;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::client::Backend;
 use crate::fixture;
 
 async fn tools_list_is_snapshotted_whole(backend: Backend) {
     let client = fixture::client(backend).await;
-    let tools = client.service.list_all_tools().await.unwrap();
+    let tools = client.session.list_tools().await;
     // The path is relative to this file: the snapshot is the workspace's snapshots/tools_list.snap.
     insta::with_settings!({ snapshot_path => "../../snapshots", prepend_module_to_snapshot => false }, {
         insta::assert_json_snapshot!("tools_list", tools);
@@ -19,7 +19,7 @@ async fn tools_list_is_snapshotted_whole(backend: Backend) {
 
 async fn every_tool_has_the_title_and_hints_of_the_brief(backend: Backend) {
     let client = fixture::client(backend).await;
-    let tools = client.service.list_all_tools().await.unwrap();
+    let tools = client.session.list_tools().await;
     let table: Vec<(String, String, bool, bool, bool, bool)> = tools
         .iter()
         .map(|tool| {
@@ -56,7 +56,7 @@ async fn every_tool_has_the_title_and_hints_of_the_brief(backend: Backend) {
 
 async fn schemas_are_self_contained_and_never_nullable(backend: Backend) {
     let client = fixture::client(backend).await;
-    for tool in client.service.list_all_tools().await.unwrap() {
+    for tool in client.session.list_tools().await {
         let text = json!([tool.input_schema, tool.output_schema]).to_string();
         for absent in ["$ref", "$defs", "$schema", "\"null\""] {
             assert!(!text.contains(absent), "{} has {absent}", tool.name);
@@ -68,8 +68,8 @@ async fn schemas_are_self_contained_and_never_nullable(backend: Backend) {
 
 async fn an_unknown_tool_is_a_json_rpc_invalid_params_error(backend: Backend) {
     let client = fixture::client(backend).await;
-    let request = CallToolRequestParams::new("movies_delete");
-    let error = client.service.call_tool(request).await.unwrap_err();
+    let error =
+        (client.session.try_call("movies_delete", Value::Null).await).expect_err("no such tool");
     let ServiceError::McpError(error) = error else {
         panic!("expected a JSON-RPC error, got {error:?}");
     };

@@ -90,4 +90,9 @@ impl CallResult {
     pub fn raw(&self) -> &CallToolResult {
         &self.result
     }
+
+    /// The result as rmcp holds it, taken out.
+    pub fn into_raw(self) -> CallToolResult {
+        self.result
+    }
 }
