@@ -89,9 +89,9 @@ impl PendingCall {
     pub async fn next_progress(&mut self) -> Option<Progress> {
         loop {
             let change = self.wire.next_change();
-            if let Some(next) = self.wire.progress(self.call).get(self.read) {
+            if let Some(next) = self.wire.progress_at(self.call, self.read) {
                 self.read += 1;
-                return Some(next.clone());
+                return Some(next);
             }
             if self.cancelled || self.wire.is_answered(self.call) {
                 return None;

@@ -10,7 +10,10 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rmcp::RoleClient;
-use rmcp::model::{ClientJsonRpcMessage, RequestMetaObject, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest,
+    RequestMetaObject, ServerJsonRpcMessage, ServerNotification,
+};
 use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::sync::Notify;
@@ -64,6 +67,11 @@ impl Wire {
         (self.lock().progress.get(&call).cloned()).unwrap_or_default()
     }
 
+    /// The `index`th progress notification of call `call`, if it has been read.
+    pub(super) fn progress_at(&self, call: u64, index: usize) -> Option<Progress> {
+        (self.lock().progress.get(&call)).and_then(|sent| sent.get(index).cloned())
+    }
+
     /// Notes that call `call` has its answer: no more progress comes under its tokens.
     pub(super) fn answered(&self, call: u64) {
         {
@@ -95,6 +103,14 @@ impl Wire {
 
     /// Notes one message sent: the progress token of a call.
     fn sent(&self, message: &ClientJsonRpcMessage) {
+        let JsonRpcMessage::Request(JsonRpcRequest {
+            request: ClientRequest::CallToolRequest(_),
+            ..
+        }) = message
+        else {
+            return;
+        };
+        // The token is read as written: rmcp may set it anywhere on the way to the text.
         let Ok(message) = serde_json::to_value(message) else {
             return;
         };
@@ -104,23 +120,29 @@ impl Wire {
         }
     }
 
-    /// Notes one message received, if it is a progress notification of a call.
+    /// Notes one message received, if it is a progress notification of a call. Matched by
+    /// type, so that the results that pass, however large, are not written out to be looked at.
     fn received(&self, message: &ServerJsonRpcMessage) {
-        let Ok(message) = serde_json::to_value(message) else {
+        let JsonRpcMessage::Notification(JsonRpcNotification {
+            notification: ServerNotification::ProgressNotification(notification),
+            ..
+        }) = message
+        else {
             return;
         };
-        if message["method"] != "notifications/progress" {
+        let params = &notification.params;
+        // The token as the request's `_meta` carried it, in JSON: the key `sent` noted.
+        let Ok(token) = serde_json::to_string(&params.progress_token) else {
             return;
-        }
-        let params = &message["params"];
+        };
         let progress = Progress {
-            progress: params["progress"].as_f64().unwrap_or_default(),
-            total: params["total"].as_f64(),
-            message: params["message"].as_str().map(str::to_owned),
+            progress: params.progress,
+            total: params.total,
+            message: params.message.clone(),
         };
         {
             let mut state = self.lock();
-            let Some(&call) = state.calls.get(&params["progressToken"].to_string()) else {
+            let Some(&call) = state.calls.get(&token) else {
                 return;
             };
             state.progress.entry(call).or_default().push(progress);
