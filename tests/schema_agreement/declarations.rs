@@ -5,14 +5,13 @@
 //! Nothing here is read by the oracle but the input schema the derives publish: the doc
 //! comments say what each declaration is for, not what the test expects of it. The one thing
 //! the schema cannot say, whether a date-time is held at the offset sent or in UTC, the test
-//! of each declaration states (see [`crate::rfc3339::Zone`]).
+//! of each declaration states (`Agreement::date_times_in_utc`).
 
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
 use fluent_uri::Uri;
 use toolkit::{Args, Choice, Tool, Uuid};
-use url::Url;
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub struct Out {}
@@ -449,7 +448,8 @@ pub struct UniqueNumbers {
     floats: Vec<f64>,
 }
 
-/// Someone invited: an email address and a date inside an object.
+/// Someone invited: an email address and a date inside an object, and a name unless there is
+/// a date.
 #[derive(Args, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Guest {
@@ -458,6 +458,9 @@ pub struct Guest {
     address: String,
     /// Optional.
     since: Option<NaiveDate>,
+    /// One to twelve characters, needed without `since`.
+    #[arg(required_unless = since, min_chars = 1, max_chars = 12)]
+    name: Option<String>,
 }
 
 /// The typed formats, required and optional: URIs, dates, date-times kept at the offset sent,
@@ -512,27 +515,6 @@ pub struct Instants {
     /// At most three.
     #[arg(max_items = 3)]
     log: Vec<DateTime<Utc>>,
-}
-
-/// A URL: published as a URI, read as browsers read URLs, so narrower than its schema.
-#[derive(Tool, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-#[tool(name = "pages", title = "Pages", output = Out,
-       read_only, destructive = false, idempotent, open_world = false)]
-pub struct Pages {
-    /// Required.
-    pub page: Url,
-}
-
-/// An email address alone.
-#[derive(Tool, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-#[tool(name = "mail", title = "Mail", output = Out,
-       read_only, destructive = false, idempotent, open_world = false)]
-pub struct Mail {
-    /// Required.
-    #[arg(format = "email")]
-    pub to: String,
 }
 
 /// Every kind in one tool, so that problems in several arguments meet.
@@ -679,7 +661,8 @@ pub struct Properties {
 }
 
 /// Groups: exactly one of two names at the top, never two choices together, a prefix only with
-/// names, and an object that needs at least one of three filters.
+/// names, an owner unless there is a uid, and an object that needs at least one of three
+/// filters.
 #[derive(Tool, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 #[tool(name = "groups", title = "Groups", output = Out,
@@ -704,6 +687,9 @@ pub struct Groups {
     prefix: Option<String>,
     /// Filters, or none.
     filter: Option<Filter>,
+    /// An owner, needed without a uid.
+    #[arg(required_unless = uid, message = "Needed without a uid.", max_chars = 6)]
+    owner: Option<String>,
 }
 
 /// At least one of three filters.

@@ -9,8 +9,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::ArgSpec;
 use crate::error::join_or;
+use crate::{ArgSpec, Presence};
 
 /// One rule about which fields are given together, by the fields' indexes in their object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,9 +32,10 @@ fn name(args: &[ArgSpec], index: usize) -> &'static str {
 }
 
 /// Writes `groups` into the schema of an object with the fields `args`: `dependentRequired`
-/// for every `requires`, and for the others `not` of the ways to break them (`anyOf` of them
-/// when there are several): `{"required": [a, b]}` for two given where at most one may be, and
-/// `{"not": {"anyOf": [{"required": [a]}, …]}}` for none given where one must be.
+/// for every `requires`, and for the others, and each field's `required_unless`, `not` of the
+/// ways to break them (`anyOf` of them when there are several): `{"required": [a, b]}` for two
+/// given where at most one may be, and `{"not": {"anyOf": [{"required": [a]}, …]}}` for none
+/// given where one must be.
 ///
 /// Not `oneOf` or `anyOf` of the groups themselves: a client that hands the schema to
 /// Anthropic's API has it refused with any of `oneOf`, `anyOf` or `allOf` at the top of a
@@ -70,6 +71,12 @@ pub fn schema(args: &[ArgSpec], groups: &[Group], schema: &mut Map<String, Value
                     needed.push(json!(name(args, second)));
                 }
             }
+        }
+    }
+    // `required_unless = other` is `any_of(this, other)` on one field.
+    for (index, arg) in args.iter().enumerate() {
+        if let Presence::RequiredUnless(other) = arg.presence {
+            broken.push(none_of(&[index, other]));
         }
     }
     if !dependent.is_empty() {

@@ -63,6 +63,11 @@
 
 #![forbid(unsafe_code)]
 
+// The derives' generated code names this crate `::toolkit`, as it is named where they are used;
+// this lets the crate's own tests declare tools with them.
+#[cfg(test)]
+extern crate self as toolkit;
+
 /// The tutorial's code (docs/tutorial.md) compiles and runs, as a doctest.
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/tutorial.md")]

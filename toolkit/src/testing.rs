@@ -1,7 +1,8 @@
 //! Testing a server's tools (the `testing` feature): [`TestClient`], a real MCP client connected
 //! in-process to a [`Handler`] through the stdio transport a real client meets, whose calls
-//! return a [`CallResult`] or, started, a [`PendingCall`] to follow and cancel; and
-//! [`tools_list`], the tool list as stable JSON to snapshot.
+//! return a [`CallResult`] or, started, a [`PendingCall`] to follow and cancel;
+//! [`tools_list`], the tool list as stable JSON to snapshot; and [`check_agreement`], the
+//! property check that a tool's published input schema and its parser accept the same objects.
 //!
 //! ```
 //! use serde_json::json;
@@ -44,6 +45,7 @@
 //! # }
 //! ```
 
+mod agreement;
 mod call;
 mod pending;
 mod user;
@@ -60,6 +62,7 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+pub use agreement::{Agreement, check_agreement};
 pub use call::{CallResult, ErrorKind, Progress};
 pub use pending::PendingCall;
 

@@ -98,7 +98,8 @@ fn cancelled_requests_and_reused_ids_never_hold_up_later_requests() {
     let dir = TempDir::new("cancel");
     let mut session = Session::start(&dir.path().join("cancel.db"), dir.path());
     // The same id twice, in one write so that the server reads both at once: the second
-    // arrives while the first is still in flight.
+    // arrives while the first is most likely still in flight (the refusal itself is pinned by
+    // the toolkit's own test of its count of requests in flight).
     let reused = session.id();
     let call = json!({"jsonrpc": "2.0", "id": reused, "method": "tools/call",
         "params": {"name": "movies_search", "arguments": {"limit": 50}}})
@@ -139,10 +140,11 @@ fn cancelled_requests_and_reused_ids_never_hold_up_later_requests() {
             assert!(cancelled.contains(&id), "{message}");
         }
     }
-    assert_eq!(
-        (results, refusals),
-        (1, 1),
-        "one answer and one refusal for the reused id"
+    // The second is refused while the first is in flight; a first answered before the second
+    // is read (a fast search on a busy machine) leaves the id free again, and both are answered.
+    assert!(
+        (results, refusals) == (1, 1) || (results, refusals) == (2, 0),
+        "the reused id: {results} answers and {refusals} refusals"
     );
     session.stop_with_eof();
 }

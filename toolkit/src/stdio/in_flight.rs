@@ -129,3 +129,24 @@ impl InFlight {
         self.requests.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A request whose id is still in flight is refused, however quickly the first would be
+    /// answered; once it is answered, the id may be used again.
+    #[tokio::test]
+    async fn an_id_in_flight_is_not_counted_in_twice() {
+        let in_flight = InFlight::new();
+        let id = RequestId::Number(7);
+        assert!(in_flight.start(id.clone()).await.is_ok());
+        assert!(matches!(
+            in_flight.start(id.clone()).await,
+            Err(NotStarted::DuplicateId)
+        ));
+        assert_eq!(in_flight.count(), 1);
+        assert!(in_flight.answer(&id).is_some());
+        assert!(in_flight.start(id).await.is_ok());
+    }
+}

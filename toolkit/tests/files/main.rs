@@ -1,7 +1,8 @@
 //! The example file server (`examples/files`) through a real MCP client: the test kit's client
-//! over an in-process pipe, against a real directory made for each test. Its own `tools/list` snapshot,
-//! every tool's answers, a search's progress and cancellation, and the sandbox: no path leads
-//! out of the served directory, through `..`, an absolute path or a symbolic link.
+//! over an in-process pipe, against a real directory made for each test. Its own `tools/list`
+//! snapshot, every tool's answers, each tool's schema-agreement check, a search's progress and
+//! cancellation, and the sandbox: no path leads out of the served directory, through `..`, an
+//! absolute path or a symbolic link.
 //!
 //! The example's modules are compiled into this test as they are into the example, so that
 //! the server under test is the example's own code.
@@ -13,6 +14,7 @@ mod server;
 #[path = "../../examples/files/tools/mod.rs"]
 mod tools;
 
+mod agreement;
 mod editing;
 mod progress;
 mod reading;

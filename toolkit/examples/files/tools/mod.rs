@@ -12,6 +12,17 @@ mod read_text_file;
 mod search_files;
 mod write_file;
 
+pub use create_directory::CreateDirectory;
+pub use edit_file::EditFile;
+pub use get_file_info::GetFileInfo;
+pub use list_allowed_directories::ListAllowedDirectories;
+pub use list_directory::ListDirectory;
+pub use move_file::MoveFile;
+pub use read_multiple_files::ReadMultipleFiles;
+pub use read_text_file::ReadTextFile;
+pub use search_files::SearchFiles;
+pub use write_file::WriteFile;
+
 use toolkit::{Tool, ToolError, Toolbox};
 
 use crate::sandbox::{Refusal, Sandbox};
@@ -19,16 +30,16 @@ use crate::sandbox::{Refusal, Sandbox};
 /// Every file tool.
 pub fn toolbox() -> Toolbox<Sandbox> {
     Toolbox::new()
-        .tool::<read_text_file::ReadTextFile>()
-        .tool::<read_multiple_files::ReadMultipleFiles>()
-        .tool::<write_file::WriteFile>()
-        .tool::<edit_file::EditFile>()
-        .tool::<create_directory::CreateDirectory>()
-        .tool::<list_directory::ListDirectory>()
-        .tool::<search_files::SearchFiles>()
-        .tool::<get_file_info::GetFileInfo>()
-        .tool::<move_file::MoveFile>()
-        .tool::<list_allowed_directories::ListAllowedDirectories>()
+        .tool::<ReadTextFile>()
+        .tool::<ReadMultipleFiles>()
+        .tool::<WriteFile>()
+        .tool::<EditFile>()
+        .tool::<CreateDirectory>()
+        .tool::<ListDirectory>()
+        .tool::<SearchFiles>()
+        .tool::<GetFileInfo>()
+        .tool::<MoveFile>()
+        .tool::<ListAllowedDirectories>()
 }
 
 /// The text of the existing file at `path`, the argument `field` of tool `T`, with where it

@@ -16,13 +16,25 @@ use jsonschema::Validator;
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestError};
 use serde_json::{Value, json};
-use toolkit::{Tool, ToolError};
 use url::Url;
 
-use crate::check::{compile, runner, schema_for_validator};
-use crate::declarations::Pages;
-use crate::generate::{format_near, format_valid};
-use crate::schema::{Format, Kind, Schema};
+use super::generate::{format_near, format_valid};
+use super::schema::{Format, Kind, Schema};
+use super::{compile, runner, schema_for_validator};
+use crate::{Tool, ToolError};
+
+/// What `pages` returns.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Out {}
+
+/// A URL: published as a URI, read as browsers read URLs, so narrower than its schema.
+#[derive(Tool, serde::Serialize)]
+#[tool(name = "pages", title = "Pages", output = Out,
+       read_only, destructive = false, idempotent, open_world = false)]
+pub struct Pages {
+    /// Required.
+    pub page: Url,
+}
 
 /// The strings tried.
 const CASES: u32 = 3000;
@@ -49,7 +61,8 @@ enum Answer {
 
 /// Runs the URI generators' strings through the schema, the tool and `Url::parse`, failing on
 /// the first (shrunk) string they are inconsistent on, then requires every answer, often.
-pub fn check_url_narrowing() {
+#[test]
+fn a_url_is_a_uri_that_a_browser_reads_too() {
     let spec = Pages::SPEC;
     let validator = compile(&schema_for_validator(spec), spec.name);
     let root = Schema::root(spec);
@@ -88,7 +101,7 @@ fn judge(validator: &Validator, name: &str, text: &str) -> Result<Answer, TestCa
     let arguments = json!({ name: text });
     let schema_accepts = validator.is_valid(&arguments);
     let browser = Url::parse(text);
-    let parsed = toolkit::parse::<Pages>(arguments.as_object());
+    let parsed = crate::parse::<Pages>(arguments.as_object());
     match (schema_accepts, &browser, parsed) {
         (true, Ok(url), Ok(pages)) => {
             let received =

@@ -1,14 +1,14 @@
 //! What the oracle expects, from the schema and the object sent alone: the object the schema
 //! validator is to judge (the parser's one leniency about `null` taken out, and the validator's
-//! about display names, see [`crate::mailbox`]), and the values an accepted object gives the
+//! about display names, see [`crate::testing::agreement::mailbox`]), and the values an accepted object gives the
 //! tool, as the tool serialises them.
 
 use serde_json::{Value, json};
 
-use crate::json::{exact_integer, float, integral};
-use crate::mailbox::display_names_refused;
-use crate::rfc3339::{Zone, received};
-use crate::schema::{Format, Kind, Schema};
+use crate::testing::agreement::json::{exact_integer, float, integral};
+use crate::testing::agreement::mailbox::display_names_refused;
+use crate::testing::agreement::rfc3339::{Zone, received};
+use crate::testing::agreement::schema::{Format, Kind, Schema};
 
 /// `arguments` as the validator is to judge them: without the `null`s of declared fields
 /// ([`without_null_fields`]), and with every email value written as a display name made one
@@ -73,7 +73,7 @@ pub fn without_null_fields(schema: &Schema, value: &Value) -> Value {
 
 /// What an accepted value should give the tool, as the tool serialises it: each value sent
 /// (integers as exact integers, floats as their precision holds them, UUIDs in lower case,
-/// date-times as chrono writes them back, held in `zone` (see [`crate::rfc3339`]), URIs, dates,
+/// date-times as chrono writes them back, held in `zone` (see [`crate::testing::agreement::rfc3339`]), URIs, dates,
 /// email addresses and free-form JSON as sent), a field left out (or `null`) as the schema's
 /// default, else `null`; all the way down.
 pub fn expected(schema: &Schema, sent: Option<&Value>, zone: Zone) -> Value {

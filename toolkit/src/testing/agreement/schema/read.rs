@@ -6,9 +6,9 @@ use serde_json::{Map, Value};
 
 use super::edges::{Bound, Limit, Measure, Side};
 use super::{Entries, Format, Kind, List, Precision, Property, Schema, Text, Together, Union};
-use crate::check::compile;
-use crate::ecma::word_boundaries_spelt_out;
-use crate::json::integral;
+use crate::testing::agreement::compile;
+use crate::testing::agreement::ecma::word_boundaries_spelt_out;
+use crate::testing::agreement::json::integral;
 
 /// Reads the schema `json` found at `pointer` (where values sit at `path`), numbering it and
 /// those inside it from `id`.
@@ -444,7 +444,7 @@ fn read_object(keywords: &Map<String, Value>, pointer: &str, path: &str, id: &mu
                     },
                     pointer: format!("{pointer}/additionalProperties"),
                     path: others_path,
-                    kind: Kind::Any(toolkit::arg::MAX_JSON_DEPTH),
+                    kind: Kind::Any(crate::arg::MAX_JSON_DEPTH),
                     default: None,
                     examples: Vec::new(),
                     edges: Vec::new(),

@@ -5,7 +5,7 @@
 //! as anything but a line terminator, anchors and word boundaries taken out (proptest cannot
 //! generate them; what surrounds a match is left to the near misses), unbounded repetitions cut
 //! to a length. This reading only steers the generators: whether a string matches is the
-//! validator's verdict, and the tally's (see [`crate::tally`]).
+//! validator's verdict, and the tally's (see [`crate::testing::agreement::tally`]).
 //!
 //! Near misses change a matching string by one character (ASCII letters and digits, `_`, `-`,
 //! spaces, line terminators, and the non-ASCII digits and letters `\d` and `\w` must not match,

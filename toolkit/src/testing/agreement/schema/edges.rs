@@ -3,7 +3,8 @@
 //! (uniqueness, a pattern, the choices, a required field, the refusal of other names).
 
 use super::{Kind, Schema};
-use crate::json::{exact_integer, integral};
+use crate::testing::agreement::generate::{LONG_COUNT, LONG_TEXT};
+use crate::testing::agreement::json::{exact_integer, integral};
 
 /// Which end of the allowed values a bound closes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -79,6 +80,17 @@ impl Bound {
         } else {
             self.limit
         }
+    }
+
+    /// Whether the values at this bound are long (see [`LONG_COUNT`] and [`LONG_TEXT`]), which
+    /// the generators draw rarely.
+    pub fn is_long(self) -> bool {
+        let long = match self.measure {
+            Measure::Items | Measure::Entries => LONG_COUNT,
+            Measure::Characters => LONG_TEXT,
+            Measure::Number => return false,
+        };
+        matches!(self.last_in(), Limit::Whole(count) if count > i128::from(long))
     }
 
     /// The first value past [`Bound::last_in`], which this bound keeps out: the bound itself

@@ -1,15 +1,16 @@
 //! Strings (by length, or by pattern), choices and UUIDs: valid values, values near and past
 //! each edge, as the schema states them.
 
+use crate::Uuid;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::Value;
-use toolkit::Uuid;
 
+use super::counts::{LONG_TEXT, between, near, past, pick, repeated};
 use super::{one_of, patterns};
-use crate::json::float;
-use crate::schema::Text;
+use crate::testing::agreement::json::float;
+use crate::testing::agreement::schema::Text;
 
 // Strings
 
@@ -28,8 +29,8 @@ pub fn text_valid(text: &Text) -> BoxedStrategy<Value> {
     }
     let strings = match text.max_length {
         Some(max) => prop_oneof![
-            2 => string(select(vec![min, max])),
-            3 => string(min..=max),
+            2 => string(pick(vec![min, max], min, LONG_TEXT)),
+            3 => string(between(min, max, LONG_TEXT)),
         ]
         .boxed(),
         None => prop_oneof![
@@ -72,8 +73,11 @@ pub fn text_first_out(text: &Text) -> Option<BoxedStrategy<Value>> {
     lengths.extend(text.min_length.filter(|&min| min > 0).map(|min| min - 1));
     lengths.extend(text.max_length.map(|max| max + 1));
     let Some(pattern) = &text.pattern else {
-        return (!lengths.is_empty())
-            .then(|| string(select(lengths)).prop_map(Value::String).boxed());
+        let least = text.min_length.unwrap_or(0);
+        return (!lengths.is_empty()).then(|| {
+            let made = |length| string(Just(length)).prop_map(Value::String).boxed();
+            past(lengths, (least, LONG_TEXT), made, || text_valid(text))
+        });
     };
     let longest = text.max_length.unwrap_or(6);
     let mut choices = vec![(3, patterns::near_misses(pattern, longest))];
@@ -124,7 +128,17 @@ fn character() -> BoxedStrategy<char> {
 /// A string whose length in characters is drawn from `lengths`.
 pub fn string(lengths: impl Strategy<Value = u64> + 'static) -> BoxedStrategy<String> {
     lengths
-        .prop_flat_map(|length| vec(character(), usize::try_from(length).unwrap_or(0)))
+        .prop_flat_map(|length| {
+            let length = usize::try_from(length).unwrap_or(0);
+            if length > LONG_TEXT as usize {
+                // A long string: a few drawn characters over and over.
+                let drawn = vec(character(), 1..=8);
+                return drawn
+                    .prop_map(move |drawn| repeated(&drawn, length))
+                    .boxed();
+            }
+            vec(character(), length).boxed()
+        })
         .prop_map(|chars| chars.into_iter().collect())
         .boxed()
 }
@@ -144,9 +158,10 @@ fn string_near_bounds(min: Option<u64>, max: Option<u64>) -> BoxedStrategy<Value
     if past.is_empty() {
         past.push(0);
     }
+    let least = min.unwrap_or(0);
     prop_oneof![
-        3 => string(select(at)),
-        3 => string(select(past)),
+        3 => string(select(near(at, least, LONG_TEXT))),
+        3 => string(select(near(past, least, LONG_TEXT))),
         1 => string(200..=400u64),
     ]
     .prop_map(Value::String)

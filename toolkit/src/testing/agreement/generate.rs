@@ -10,6 +10,7 @@
 //! a field set to a candidate, left out, `null`, or an undeclared name added.
 
 mod collections;
+mod counts;
 mod formats;
 mod numbers;
 mod others;
@@ -24,11 +25,14 @@ use proptest::sample::{Index, select};
 use proptest::strategy::Union;
 use serde_json::Value;
 
-use crate::json::Object;
-use crate::schema::{Kind, Property, Schema, Together};
+use crate::testing::agreement::json::Object;
+use crate::testing::agreement::schema::{Kind, Property, Schema, Together};
 use others::wrong_type;
 
-pub use formats::{format_near, format_valid, no_a_labels};
+pub use counts::{LONG_COUNT, LONG_TEXT};
+pub use formats::format_near;
+#[cfg(test)]
+pub use formats::{format_valid, no_a_labels};
 
 /// Argument objects for the tool whose root schema is `root`: a valid object (optional
 /// arguments sometimes left out), then zero to three changes; three objects in ten have none.
@@ -208,6 +212,8 @@ enum Change {
     Null(usize),
     /// Add a name the object does not declare.
     Unknown(String, Value),
+    /// All of these: a group broken at once.
+    Several(Vec<Change>),
 }
 
 impl Change {
@@ -226,8 +232,41 @@ impl Change {
             Change::Unknown(name, value) => {
                 object.insert(name, value);
             }
+            Change::Several(changes) => {
+                for change in changes {
+                    change.apply(names, object);
+                }
+            }
         }
     }
+}
+
+/// The changes that break each of `together`, a group of these fields, and nothing else in a
+/// valid object: none of a set given where one must be, all of a set given where they may not
+/// be, a field given without the ones it needs.
+fn group_breaks(properties: &[Property], together: &[Together]) -> Vec<BoxedStrategy<Change>> {
+    let index = |name: &String| (properties.iter()).position(|property| &property.name == name);
+    let set = |name: &String| {
+        let index = index(name)?;
+        Some(valid(&properties[index].schema).prop_map(move |value| Change::Set(index, value)))
+    };
+    let remove = |name: &String| Some(Just(Change::Remove(index(name)?)));
+    let several = |changes: Vec<BoxedStrategy<Change>>| changes.prop_map(Change::Several).boxed();
+    (together.iter())
+        .map(|rule| match rule {
+            Together::NotNone(group) => {
+                several(group.iter().filter_map(remove).map(|r| r.boxed()).collect())
+            }
+            Together::NotAll(group) => {
+                several(group.iter().filter_map(set).map(|s| s.boxed()).collect())
+            }
+            Together::Needs(name, needed) => {
+                let given = set(name).into_iter().map(|s| s.boxed());
+                let missing = needed.iter().filter_map(remove).map(|r| r.boxed());
+                several(given.chain(missing).collect())
+            }
+        })
+        .collect()
 }
 
 /// A valid object with these fields, each that may be left out left out one time in five, then
@@ -439,6 +478,9 @@ fn object_first_out(
     let unknown = (others::unknown_name(properties), refused)
         .prop_map(|(name, value)| Change::Unknown(name, value));
     changes.push((1, unknown.boxed()));
+    for broken in group_breaks(properties, together) {
+        changes.push((1, broken));
+    }
     let names = names(properties);
     let object = (with_extra(properties, extra, together), one_of(changes)).prop_map(
         move |(mut object, change)| {

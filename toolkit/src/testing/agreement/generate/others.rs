@@ -6,8 +6,8 @@ use proptest::sample::select;
 use serde_json::{Value, json};
 
 use super::scalars::string;
-use crate::json::float;
-use crate::schema::Property;
+use crate::testing::agreement::json::float;
+use crate::testing::agreement::schema::Property;
 
 /// Values of every JSON type, including strings that look like numbers, booleans or `null`.
 pub fn wrong_type() -> BoxedStrategy<Value> {

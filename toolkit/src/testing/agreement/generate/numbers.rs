@@ -7,8 +7,8 @@ use proptest::sample::select;
 use serde_json::{Value, json};
 
 use super::one_of;
-use crate::json::{exact_integer, float, written};
-use crate::schema::{Edge, Limit, Schema};
+use crate::testing::agreement::json::{exact_integer, float, written};
+use crate::testing::agreement::schema::{Edge, Limit, Schema};
 
 // Integers
 

@@ -28,8 +28,9 @@ mod email;
 mod uri;
 
 use super::one_of;
-use crate::schema::Format;
+use crate::testing::agreement::schema::Format;
 use dates::{date_near, date_time_near, date_time_valid, date_valid};
+#[cfg(test)]
 pub use email::no_a_labels;
 use email::{email_near, email_valid};
 pub use uri::{uri_near, uri_valid};

@@ -12,11 +12,11 @@
 //!
 //! The validator's other departure, about `xn--` labels, is no correction here: values the
 //! validator and the server read differently there are never generated (see
-//! [`crate::generate`]'s formats, and the test `the_validator_decodes_a_labels`).
+//! [`crate::testing::agreement::generate`]'s formats, and the test `the_validator_decodes_a_labels`).
 
 use serde_json::Value;
 
-use crate::schema::{Format, Kind, Schema};
+use crate::testing::agreement::schema::{Format, Kind, Schema};
 
 /// `instance` with each email value (an argument, a field, an element, a map's value) that is
 /// a display name, by [`display_name`], given without its `@`s.

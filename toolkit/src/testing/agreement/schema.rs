@@ -12,9 +12,9 @@
 mod edges;
 mod read;
 
+use crate::ToolSpec;
 use jsonschema::Validator;
 use serde_json::Value;
-use toolkit::ToolSpec;
 
 pub use edges::{Bound, Edge, Limit, Measure, Side};
 
@@ -115,11 +115,13 @@ pub struct Union {
 
 impl Union {
     /// The first branch that accepts `value`, as the validator is given it (see
-    /// [`crate::expect::for_validator`]; each branch reads a declared field's `null` as left out
+    /// [`crate::testing::agreement::expect::for_validator`]; each branch reads a declared field's `null` as left out
     /// on its own terms); `None` when none does.
     pub fn branch_of(&self, value: &Value) -> Option<usize> {
         (self.branches.iter().zip(&self.validators)).position(|(branch, validator)| {
-            validator.is_valid(&crate::expect::without_null_fields(branch, value))
+            validator.is_valid(&crate::testing::agreement::expect::without_null_fields(
+                branch, value,
+            ))
         })
     }
 
@@ -223,7 +225,7 @@ impl Schema {
     /// The input schema of `spec`: the root, the arguments object. Its fields are the tool's
     /// arguments, in the schema's order.
     pub fn root(spec: &ToolSpec) -> Schema {
-        let schema = Value::Object(toolkit::input_schema(spec));
+        let schema = Value::Object(crate::input_schema(spec));
         let root = read::schema_at(&schema, String::new(), String::new(), &mut 0);
         assert!(
             matches!(root.kind, Kind::Object(..)),

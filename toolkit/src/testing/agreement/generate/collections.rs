@@ -3,18 +3,24 @@
 //! identical copy, or the same value written apart, like `1` and `1.0`), one element or value
 //! replaced by a candidate or by one just past its own edges, a `null` element or value.
 
+use std::collections::HashSet;
+
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
 use serde_json::Value;
 
+use super::counts::{LONG_COUNT, between, near, past, pick, repeated};
 use super::scalars::string;
 use super::{candidate, edges_in, first_out, one_of, replaced, valid};
-use crate::json::{Object, equal, rewritten};
-use crate::schema::{Entries, List, Schema};
+use crate::testing::agreement::json::{Object, equal, rewritten};
+use crate::testing::agreement::schema::{Entries, List, Schema};
 
 /// How many more elements or entries than its minimum a list or map with no maximum gets.
 const UNBOUNDED_SPREAD: u64 = 4;
+
+/// The distinct elements or values a long list or map is made of, at most.
+const LONG_DRAWN: usize = 8;
 
 /// The counts a list or map allows, as a range to draw from: its bounds, or its minimum and a
 /// few more.
@@ -44,7 +50,8 @@ pub fn list_valid(list: &List) -> BoxedStrategy<Value> {
     let (min, max) = counts(list.min_items, list.max_items);
     of_lengths(
         list,
-        prop_oneof![2 => select(vec![min, max]), 3 => min..=max].boxed(),
+        prop_oneof![2 => pick(vec![min, max], min, LONG_COUNT), 3 => between(min, max, LONG_COUNT)]
+            .boxed(),
     )
 }
 
@@ -56,21 +63,29 @@ fn of_lengths(list: &List, lengths: BoxedStrategy<u64>) -> BoxedStrategy<Value> 
     lengths
         .prop_flat_map(move |length| {
             let length = usize::try_from(length).unwrap_or(0);
+            if !unique && length > LONG_COUNT as usize {
+                let drawn = vec(items.clone(), 1..=LONG_DRAWN);
+                return drawn
+                    .prop_map(move |drawn| Value::Array(repeated(&drawn, length)))
+                    .boxed();
+            }
             // A few spare elements for a unique list, in place of its duplicates.
             let spare = if unique { 3 } else { 0 };
-            vec(items.clone(), length + spare).prop_map(move |mut elements| {
-                if unique {
-                    let mut distinct: Vec<Value> = Vec::with_capacity(elements.len());
-                    for element in elements {
-                        if !distinct.iter().any(|other| equal(other, &element)) {
-                            distinct.push(element);
+            vec(items.clone(), length + spare)
+                .prop_map(move |mut elements| {
+                    if unique {
+                        let mut distinct: Vec<Value> = Vec::with_capacity(elements.len());
+                        for element in elements {
+                            if !distinct.iter().any(|other| equal(other, &element)) {
+                                distinct.push(element);
+                            }
                         }
+                        elements = distinct;
                     }
-                    elements = distinct;
-                }
-                elements.truncate(length);
-                Value::Array(elements)
-            })
+                    elements.truncate(length);
+                    Value::Array(elements)
+                })
+                .boxed()
         })
         .boxed()
 }
@@ -78,7 +93,13 @@ fn of_lengths(list: &List, lengths: BoxedStrategy<u64>) -> BoxedStrategy<Value> 
 /// Lists near the edges: counts at and past the bounds, one element replaced or added (a
 /// candidate), a `null` element, and for a unique list a duplicate.
 pub fn list_near(list: &List) -> BoxedStrategy<Value> {
-    let lengths = select(counts_near(list.min_items, list.max_items)).boxed();
+    let least = list.min_items.unwrap_or(0);
+    let near_bounds = near(
+        counts_near(list.min_items, list.max_items),
+        least,
+        LONG_COUNT,
+    );
+    let lengths = select(near_bounds).boxed();
     let one = (list_valid(list), any::<Index>(), candidate(&list.items));
     let mut choices = vec![
         (3, of_lengths(list, lengths)),
@@ -123,12 +144,19 @@ pub fn list_first_out(list: &List) -> Option<BoxedStrategy<Value>> {
     let outs = counts_out(list.min_items, list.max_items);
     if !outs.is_empty() {
         let weight = u32::try_from(outs.len()).unwrap_or(1);
-        choices.push((weight, of_lengths(list, select(outs).boxed())));
+        let least = list.min_items.unwrap_or(0);
+        let out = past(
+            outs,
+            (least, LONG_COUNT),
+            |count| of_lengths(list, Just(count).boxed()),
+            || list_valid(list),
+        );
+        choices.push((weight, out));
     }
     choices.extend(duplicated(list).map(|duplicated| (1, duplicated)));
     if let Some(element) = first_out(&list.items) {
         let (min, max) = counts(list.min_items, list.max_items);
-        let lengths = (min.max(1)..=max.max(1)).boxed();
+        let lengths = between(min.max(1), max.max(1), LONG_COUNT);
         let one = (of_lengths(list, lengths), any::<Index>(), element);
         let one = one.prop_map(|(items, index, value)| {
             Value::Array(replaced(elements(items), index, value))
@@ -146,7 +174,7 @@ fn duplicated(list: &List) -> Option<BoxedStrategy<Value>> {
     if !list.unique || max < 2 {
         return None;
     }
-    let lengths = (min.max(2)..=max).boxed();
+    let lengths = between(min.max(2), max, LONG_COUNT);
     let copies = (
         of_lengths(list, lengths),
         any::<Index>(),
@@ -261,7 +289,8 @@ pub fn map_valid(entries: &Entries) -> BoxedStrategy<Value> {
     let (min, max) = counts(entries.min_entries, entries.max_entries);
     of_counts(
         entries,
-        prop_oneof![2 => select(vec![min, max]), 3 => min..=max].boxed(),
+        prop_oneof![2 => pick(vec![min, max], min, LONG_COUNT), 3 => between(min, max, LONG_COUNT)]
+            .boxed(),
     )
 }
 
@@ -271,11 +300,20 @@ fn of_counts(entries: &Entries, counts: BoxedStrategy<u64>) -> BoxedStrategy<Val
     counts
         .prop_flat_map(move |count| {
             let count = usize::try_from(count).unwrap_or(0);
-            (vec(key(), count + 3), vec(values.clone(), count)).prop_map(move |(keys, values)| {
+            // A long map's keys past the drawn ones are made up, its values drawn ones repeated.
+            let drawn = if count > LONG_COUNT as usize {
+                LONG_DRAWN
+            } else {
+                count
+            };
+            let values =
+                vec(values.clone(), drawn).prop_map(move |values| repeated(&values, count));
+            (vec(key(), drawn + 3), values).prop_map(move |(keys, values)| {
                 // Distinct keys: the spare ones in place of repeated ones, then made up.
                 let mut distinct: Vec<String> = Vec::with_capacity(count);
+                let mut seen: HashSet<String> = HashSet::with_capacity(count);
                 for key in keys {
-                    if distinct.len() < count && !distinct.contains(&key) {
+                    if distinct.len() < count && seen.insert(key.clone()) {
                         distinct.push(key);
                     }
                 }
@@ -283,7 +321,7 @@ fn of_counts(entries: &Entries, counts: BoxedStrategy<u64>) -> BoxedStrategy<Val
                 while distinct.len() < count {
                     let key = format!("key{made_up}");
                     made_up += 1;
-                    if !distinct.contains(&key) {
+                    if seen.insert(key.clone()) {
                         distinct.push(key);
                     }
                 }
@@ -296,7 +334,13 @@ fn of_counts(entries: &Entries, counts: BoxedStrategy<u64>) -> BoxedStrategy<Val
 /// Maps near the edges: counts at and past the bounds, one value replaced or added (a
 /// candidate), a `null` value.
 pub fn map_near(entries: &Entries) -> BoxedStrategy<Value> {
-    let counts = select(counts_near(entries.min_entries, entries.max_entries)).boxed();
+    let least = entries.min_entries.unwrap_or(0);
+    let counts = select(near(
+        counts_near(entries.min_entries, entries.max_entries),
+        least,
+        LONG_COUNT,
+    ))
+    .boxed();
     prop_oneof![
         3 => of_counts(entries, counts),
         3 => (map_valid(entries), any::<Index>(), candidate(&entries.values))
@@ -320,11 +364,18 @@ pub fn map_first_out(entries: &Entries) -> Option<BoxedStrategy<Value>> {
     let outs = counts_out(entries.min_entries, entries.max_entries);
     if !outs.is_empty() {
         let weight = u32::try_from(outs.len()).unwrap_or(1);
-        choices.push((weight, of_counts(entries, select(outs).boxed())));
+        let least = entries.min_entries.unwrap_or(0);
+        let out = past(
+            outs,
+            (least, LONG_COUNT),
+            |count| of_counts(entries, Just(count).boxed()),
+            || map_valid(entries),
+        );
+        choices.push((weight, out));
     }
     if let Some(value) = first_out(&entries.values) {
         let (min, max) = counts(entries.min_entries, entries.max_entries);
-        let counts = (min.max(1)..=max.max(1)).boxed();
+        let counts = between(min.max(1), max.max(1), LONG_COUNT);
         let one = (of_counts(entries, counts), any::<Index>(), value)
             .prop_map(|(map, index, value)| with_value(map, index, value));
         choices.push((edges_in(&entries.values), one.boxed()));
