@@ -1,4 +1,4 @@
-//! The validator's one leniency about `format: email` that this test corrects: display names.
+//! The validator's one leniency about `format: email` that the check corrects: display names.
 //!
 //! JSON Schema's `email` is RFC 5321's `Mailbox`, a local part, `@` and a domain, with no
 //! display name. The `jsonschema` crate reads addresses with `email_address`'s default options,

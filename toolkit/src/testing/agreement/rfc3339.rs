@@ -9,10 +9,10 @@
 //! as `:60`, and a year outside 0000 to 9999 (which a date-time converted to UTC can reach)
 //! with its sign and at least four digits (`-0001`, `+10000`). A `DateTime<Utc>` holds the
 //! instant converted to UTC; a `DateTime<FixedOffset>` keeps the offset sent. The schema says
-//! `format: date-time` for both, so which one a tool holds is the test's to say ([`Zone`]).
+//! `format: date-time` for both, so which one a tool holds is the caller's to say ([`Zone`]).
 
 /// How a tool holds the date-times it receives: the one thing about them its input schema
-/// cannot say, stated by the test of each declaration.
+/// cannot say, stated by whoever runs the check (`Agreement::date_times_in_utc`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Zone {
     /// With the offset sent: `DateTime<FixedOffset>`.

@@ -2,7 +2,7 @@
 //! (never from the spec the parser reads, so that it cannot share a mistake with the parser).
 //!
 //! A [`Schema`] describes one value, recursively: an argument, a field of an object, a list's
-//! elements, a map's values. Reading panics on what this test cannot read, a keyword it does
+//! elements, a map's values. Reading panics on what the check cannot read, a keyword it does
 //! not know or one on a type it does not expect: that would be a rule it does not check. Each
 //! schema lists the [`Edge`]s a value can sit at and just past, which the tally counts.
 //!
@@ -159,7 +159,7 @@ impl Format {
         }
     }
 
-    /// The format the schema names `name`, if this test knows it.
+    /// The format the schema names `name`, if the check knows it.
     pub fn named(name: &str) -> Option<Format> {
         [Format::Uri, Format::Date, Format::DateTime, Format::Email]
             .into_iter()

@@ -1,4 +1,4 @@
-//! Counting both answers, so that the test cannot pass without exercising what it compares:
+//! Counting both answers, so that the check cannot pass without exercising what it compares:
 //! overall, per argument (accepted with it given, rejected for it alone), for unknown names,
 //! at every edge of every schema in the tree (accepted at the outermost value it lets in,
 //! rejected at the first it keeps out for that edge alone), and at every string format but

@@ -32,7 +32,9 @@ pub fn matching(pattern: &str, longest: u64) -> BoxedStrategy<String> {
     let form = generation_form(pattern, longest);
     proptest::string::string_regex(&form)
         .unwrap_or_else(|error| {
-            panic!("{pattern}: this test cannot generate strings for it ({form}): {error}")
+            panic!(
+                "{pattern}: the agreement check cannot generate strings for it ({form}): {error}"
+            )
         })
         .boxed()
 }
@@ -107,7 +109,9 @@ fn generation_form(pattern: &str, longest: u64) -> String {
                     ('W', false) => form.push_str("[^0-9A-Za-z_]"),
                     // Left to what surrounds the string.
                     ('b' | 'B', false) => {}
-                    ('s' | 'S', _) => panic!("{pattern}: this test does not generate for \\s"),
+                    ('s' | 'S', _) => {
+                        panic!("{pattern}: the agreement check does not generate for \\s")
+                    }
                     (other, _) => {
                         form.push('\\');
                         form.push(other);
@@ -124,7 +128,9 @@ fn generation_form(pattern: &str, longest: u64) -> String {
             }
             '.' if !in_class => form.push_str(r"[^\n\r\x{2028}\x{2029}]"),
             '^' | '$' if !in_class => {
-                panic!("{pattern}: this test does not generate for an anchor inside a pattern")
+                panic!(
+                    "{pattern}: the agreement check does not generate for an anchor inside a pattern"
+                )
             }
             '+' if !in_class => form.push_str(&format!("{{1,{}}}", longest.max(1))),
             '*' if !in_class => form.push_str(&format!("{{0,{longest}}}")),

@@ -1,6 +1,6 @@
-//! Reading the input schema into the oracle's model, keyword by keyword: a keyword this test
+//! Reading the input schema into the oracle's model, keyword by keyword: a keyword the check
 //! does not know, or one it does not expect beside the others, panics, since it would be a
-//! rule the test does not check.
+//! rule the check does not test.
 
 use serde_json::{Map, Value};
 
@@ -55,13 +55,13 @@ pub(super) fn schema_at(json: &Value, pointer: String, path: String, id: &mut us
             "dependentRequired",
         ],
         (Some("boolean") | None, _) => &[],
-        (Some(other), _) => panic!("{path}: this test does not know the type {other:?}"),
+        (Some(other), _) => panic!("{path}: the agreement check does not know the type {other:?}"),
     };
     let always = ["type", "description", "default", "examples"];
     if let Some(unknown) = (keywords.keys())
         .find(|key| !always.contains(&key.as_str()) && !known.contains(&key.as_str()))
     {
-        panic!("{path}: this test does not know the keyword {unknown:?} here: {json}");
+        panic!("{path}: the agreement check does not know the keyword {unknown:?} here: {json}");
     }
     let kind = match kind_name {
         Some("string") => read_string(keywords, &path),
@@ -131,7 +131,9 @@ fn union_at(
     if let Some(unknown) =
         (keywords.keys()).find(|key| ![keyword, "description", "type"].contains(&key.as_str()))
     {
-        panic!("{path}: this test does not know the keyword {unknown:?} beside {keyword}");
+        panic!(
+            "{path}: the agreement check does not know the keyword {unknown:?} beside {keyword}"
+        );
     }
     let branches =
         (branches.as_array()).unwrap_or_else(|| panic!("{path}: {keyword} is {branches}"));
@@ -185,12 +187,12 @@ fn nullable_at(
     if let Some(unknown) =
         (keywords.keys()).find(|key| !["anyOf", "description"].contains(&key.as_str()))
     {
-        panic!("{path}: this test does not know the keyword {unknown:?} beside anyOf");
+        panic!("{path}: the agreement check does not know the keyword {unknown:?} beside anyOf");
     }
     let [value, null] = (branches.as_array().map(Vec::as_slice))
         .unwrap_or_else(|| panic!("{path}: anyOf is {branches}"))
     else {
-        panic!("{path}: this test only knows anyOf of a value and null, not {branches}");
+        panic!("{path}: the agreement check only knows anyOf of a value and null, not {branches}");
     };
     assert_eq!(
         null,
@@ -225,12 +227,13 @@ fn read_together(keywords: &Map<String, Value>, path: &str) -> Vec<Together> {
         if let Some(required) = entry.get("required") {
             return Together::NotAll(names(required));
         }
-        let each = (entry.pointer("/not/anyOf").and_then(Value::as_array))
-            .unwrap_or_else(|| panic!("{path}: this test does not know the group {entry}"));
+        let each = (entry.pointer("/not/anyOf").and_then(Value::as_array)).unwrap_or_else(|| {
+            panic!("{path}: the agreement check does not know the group {entry}")
+        });
         let names = (each.iter())
             .map(|one| {
                 let Ok([name]) = <[String; 1]>::try_from(names(&one["required"])) else {
-                    panic!("{path}: this test does not know the group {entry}");
+                    panic!("{path}: the agreement check does not know the group {entry}");
                 };
                 name
             })
@@ -273,7 +276,9 @@ fn read_string(keywords: &Map<String, Value>, path: &str) -> Kind {
             .iter()
             .map(|value| match value {
                 Value::String(name) => name.clone(),
-                other => panic!("{path}: this test only knows string choices, not {other}"),
+                other => {
+                    panic!("{path}: the agreement check only knows string choices, not {other}")
+                }
             })
             .collect();
         return Kind::Choice(values);
@@ -292,10 +297,9 @@ fn read_string(keywords: &Map<String, Value>, path: &str) -> Kind {
     let plain = text.min_length.is_none() && text.max_length.is_none() && text.pattern.is_none();
     let kind = match format.as_str() {
         Some("uuid") => Kind::Uuid,
-        Some(name) => Kind::Format(
-            Format::named(name)
-                .unwrap_or_else(|| panic!("{path}: this test does not know the format {format}")),
-        ),
+        Some(name) => Kind::Format(Format::named(name).unwrap_or_else(|| {
+            panic!("{path}: the agreement check does not know the format {format}")
+        })),
         None => panic!("{path}: format is {format}"),
     };
     // The generators and the expectations know a format alone, not beside a length or pattern.
@@ -373,7 +377,7 @@ fn read_tuple(keywords: &Map<String, Value>, pointer: &str, path: &str, id: &mut
     assert_eq!(
         keywords.get("items"),
         Some(&Value::Bool(false)),
-        "{path}: this test only knows tuples closed by items: false"
+        "{path}: the agreement check only knows tuples closed by items: false"
     );
     assert_eq!(
         count(keywords, "minItems", path),
@@ -397,7 +401,7 @@ fn read_object(keywords: &Map<String, Value>, pointer: &str, path: &str, id: &mu
             let counts = ["minProperties", "maxProperties"];
             assert!(
                 counts.iter().all(|key| !keywords.contains_key(*key)),
-                "{path}: this test does not know entry counts on an object with fields"
+                "{path}: the agreement check does not know entry counts on an object with fields"
             );
             let required: Vec<&str> = match keywords.get("required") {
                 None => Vec::new(),
@@ -463,7 +467,7 @@ fn read_object(keywords: &Map<String, Value>, pointer: &str, path: &str, id: &mu
             let fields = ["properties", "required"];
             assert!(
                 fields.iter().all(|key| !keywords.contains_key(*key)),
-                "{path}: this test does not know a map with declared fields"
+                "{path}: the agreement check does not know a map with declared fields"
             );
             Kind::Map(Entries {
                 values: Box::new(schema_at(
@@ -476,7 +480,7 @@ fn read_object(keywords: &Map<String, Value>, pointer: &str, path: &str, id: &mu
                 max_entries: count(keywords, "maxProperties", path),
             })
         }
-        other => panic!("{path}: this test does not know additionalProperties {other:?}"),
+        other => panic!("{path}: the agreement check does not know additionalProperties {other:?}"),
     }
 }
 
