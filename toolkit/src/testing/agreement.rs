@@ -181,9 +181,12 @@ impl<T: Tool> Agreement<T> {
         let cases = self.cases.unwrap_or_else(|| default_cases(&root));
         let tally = RefCell::new(Tally::new(&root, &schema));
         let strategy = arguments(&root);
-        // One runner for every round, so that each round draws new objects.
         let mut runner = runner(cases);
-        for _ in 0..MAX_ROUNDS {
+        for round in 0..MAX_ROUNDS {
+            if round > 0 {
+                // A runner counts the cases it ran: the next round's is new, and draws on.
+                runner = TestRunner::new_with_rng(runner.config().clone(), runner.new_rng());
+            }
             let result = runner.run(&strategy, |object| {
                 let (instance, verdict) = self.judge(&validator, &root, object)?;
                 tally.borrow_mut().record(&root, &instance, &verdict);

@@ -8,16 +8,18 @@
 //! at an edge when the schema with that edge's keyword taken out (that one name out of
 //! `required`, for a required field; the `format`, for a format) accepts it.
 
+mod crossing;
+mod without;
+
 use crate::Violations;
 use jsonschema::Validator;
 use serde_json::{Value, json};
 
 use crate::testing::agreement::ecma::spelt_out;
-use crate::testing::agreement::json::{equal, integral};
-use crate::testing::agreement::schema::{
-    Bound, Edge, Kind, Limit, Measure, Property, Schema, Side, Together,
-};
+use crate::testing::agreement::schema::{Edge, Kind, Property, Schema, Side};
 use crate::testing::agreement::{Verdict, compile};
+use crossing::{Crossings, crossing};
+use without::{without, without_format};
 
 /// How often each answer occurred.
 pub struct Tally {
@@ -68,17 +70,6 @@ struct EdgeTally {
     without: Validator,
     /// For [`Edge::Pattern`]: the pattern alone, which tells a string that matches it.
     matches: Option<Validator>,
-}
-
-/// Where the values at one schema sit, in one object, at one of its edges: at the outermost
-/// value it lets in, at the first it keeps out (an inclusive bound and one step past it, or
-/// one step inside an exclusive bound and the bound itself).
-#[derive(Clone, Copy, Default)]
-struct Crossings {
-    last_in: bool,
-    first_out: bool,
-    /// For uniqueness: two elements equal but not written alike.
-    written_apart: bool,
 }
 
 impl Tally {
@@ -432,186 +423,4 @@ fn blamed(properties: &[Property], violations: &Violations) -> Blame {
         }
         _ => Blame::Several,
     }
-}
-
-/// Where `value`, at `site`, sits at `edge`: measured as the edge is (a string's length in
-/// characters, an integer exactly, a float as the `f64` serde_json reads, only counted, so a
-/// rounded `u64` does no harm; a count of elements or entries), or for the other rules as
-/// their own definition has it, `matches` telling a string that matches a pattern.
-fn crossing(site: &Schema, edge: &Edge, value: &Value, matches: Option<&Validator>) -> Crossings {
-    let both = |last_in, first_out| Crossings {
-        last_in,
-        first_out,
-        written_apart: false,
-    };
-    match (edge, value) {
-        (Edge::Bound(bound), value) => {
-            let Some(measure) = measure(site, bound, value) else {
-                return Crossings::default();
-            };
-            both(measure == bound.last_in(), measure == bound.first_out())
-        }
-        (Edge::Unique, Value::Array(items)) if items.len() >= 2 => {
-            let pairs = || {
-                (items.iter().enumerate())
-                    .flat_map(|(index, a)| items[index + 1..].iter().map(move |b| (a, b)))
-            };
-            let repeated = pairs().any(|(a, b)| equal(a, b));
-            Crossings {
-                last_in: !repeated,
-                first_out: repeated,
-                written_apart: repeated && !pairs().any(|(a, b)| a == b),
-            }
-        }
-        (Edge::Pattern(_), Value::String(_)) => {
-            let matched = matches.is_some_and(|pattern| pattern.is_valid(value));
-            both(matched, !matched)
-        }
-        (Edge::Choice, Value::String(text)) => {
-            let Kind::Choice(values) = &site.kind else {
-                return Crossings::default();
-            };
-            let known = values.contains(text);
-            both(known, !known)
-        }
-        // A number, which JSON Schema's `enum` compares by value (`3.0` is `3`).
-        (Edge::Choice, Value::Number(number)) => {
-            let Kind::Numbers(values) = &site.kind else {
-                return Crossings::default();
-            };
-            let known =
-                integral(number).is_some_and(|n| values.iter().any(|v| i128::from(*v) == n));
-            both(known, !known)
-        }
-        (Edge::Const, Value::String(text)) => {
-            let Kind::Const(value) = &site.kind else {
-                return Crossings::default();
-            };
-            both(text == value, text != value)
-        }
-        (Edge::Required(name), Value::Object(object)) => {
-            let given = object.get(name).is_some_and(|value| !value.is_null());
-            both(given, !given)
-        }
-        (Edge::Together(index), Value::Object(object)) => {
-            let given = |name: &String| object.get(name).is_some_and(|value| !value.is_null());
-            match &site.together[*index] {
-                Together::NotAll(names) => {
-                    let count = names.iter().filter(|name| given(name)).count();
-                    both(count + 1 == names.len(), count == names.len())
-                }
-                Together::NotNone(names) => {
-                    let count = names.iter().filter(|name| given(name)).count();
-                    both(count == 1, count == 0)
-                }
-                Together::Needs(name, needed) => {
-                    let all = needed.iter().all(given);
-                    both(given(name) && all, given(name) && !all)
-                }
-            }
-        }
-        (Edge::Closed, Value::Object(object)) => {
-            let fields = site.fields();
-            let declared = |name: &String| fields.iter().any(|field| &field.name == name);
-            // A field of a group never all given may be the one left out.
-            let apart = |name: &String| {
-                (site.together.iter())
-                    .any(|rule| matches!(rule, Together::NotAll(names) if names.contains(name)))
-            };
-            let all_given = (fields.iter()).all(|field| {
-                apart(&field.name)
-                    || object
-                        .get(&field.name)
-                        .is_some_and(|value| !value.is_null())
-            });
-            let other = object.keys().any(|name| !declared(name));
-            both(all_given && !other, other)
-        }
-        _ => Crossings::default(),
-    }
-}
-
-/// What `bound` measures of `value`, if it is of the kind the bound applies to.
-fn measure(site: &Schema, bound: &Bound, value: &Value) -> Option<Limit> {
-    let count = |length: usize| i128::try_from(length).ok().map(Limit::Whole);
-    match (bound.measure, value) {
-        (Measure::Characters, Value::String(text)) => count(text.chars().count()),
-        (Measure::Number, Value::Number(number)) => match site.kind {
-            Kind::Integer(_) => integral(number).map(Limit::Whole),
-            _ => number.as_f64().map(Limit::Real),
-        },
-        (Measure::Items, Value::Array(items)) => count(items.len()),
-        (Measure::Entries, Value::Object(object)) => count(object.len()),
-        _ => None,
-    }
-}
-
-/// `keywords` with the group at `index` of `together` (read from them, in order) taken out:
-/// its entry of `not`, or its name of `dependentRequired`. What was taken out, if anything.
-fn without_group(
-    keywords: &mut serde_json::Map<String, Value>,
-    together: &[Together],
-    index: usize,
-) -> Option<Value> {
-    if let Together::Needs(name, _) = &together[index] {
-        let dependent = keywords.get_mut("dependentRequired")?.as_object_mut()?;
-        return dependent.remove(name);
-    }
-    let not = keywords.get_mut("not")?;
-    let several = not.get("required").is_none();
-    match not.get_mut("anyOf").and_then(Value::as_array_mut) {
-        Some(entries) if several => {
-            let removed = entries.remove(index);
-            // `anyOf` of nothing holds for no value: take `not` out with its last entry.
-            if entries.is_empty() {
-                keywords.remove("not");
-            }
-            Some(removed)
-        }
-        _ => keywords.remove("not"),
-    }
-}
-
-/// `schema` with the `format` of `site` taken out: any string is let in there.
-fn without_format(schema: &Value, site: &Schema) -> Value {
-    let mut schema = schema.clone();
-    let Some(Value::Object(keywords)) = schema.pointer_mut(&site.pointer) else {
-        panic!("{}: no schema at {:?}", site.path, site.pointer);
-    };
-    let removed = keywords.remove("format");
-    assert!(removed.is_some(), "{}: no format to take out", site.path);
-    schema
-}
-
-/// `schema` with the keyword of `edge` at `site` taken out: a bound's, `uniqueItems`,
-/// `pattern`, `enum`, one name of `required`, or `additionalProperties` (then any other name
-/// is allowed).
-fn without(schema: &Value, site: &Schema, edge: &Edge) -> Value {
-    let mut schema = schema.clone();
-    let Some(Value::Object(keywords)) = schema.pointer_mut(&site.pointer) else {
-        panic!("{}: no schema at {:?}", site.path, site.pointer);
-    };
-    let removed = match edge {
-        Edge::Bound(bound) => keywords.remove(bound.keyword),
-        Edge::Unique => keywords.remove("uniqueItems"),
-        Edge::Pattern(_) => keywords.remove("pattern"),
-        Edge::Choice => keywords.remove("enum"),
-        Edge::Const => keywords.remove("const"),
-        Edge::Closed => keywords.remove("additionalProperties"),
-        Edge::Together(index) => without_group(keywords, &site.together, *index),
-        Edge::Required(name) => {
-            let names = keywords.get_mut("required").and_then(Value::as_array_mut);
-            let names = names.unwrap_or_else(|| panic!("{}: no required list", site.path));
-            let before = names.len();
-            names.retain(|other| other != name);
-            (names.len() < before).then_some(Value::Null)
-        }
-    };
-    assert!(
-        removed.is_some(),
-        "{}: no {} to take out",
-        site.path,
-        edge.keyword()
-    );
-    schema
 }
