@@ -24,7 +24,7 @@ pub struct Mail {
     pub to: String,
 }
 
-/// Floats of both precisions, at the top and in lists.
+/// Floats of both precisions, at the top and in lists, and UUIDs.
 #[derive(Tool, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 #[tool(name = "precisions", title = "Precisions", output = Out,

@@ -81,8 +81,8 @@ pub fn past(
     one_of(choices)
 }
 
-/// A count from `min` to `max`, each as likely as another, but none past `min + long` (none
-/// far).
+/// A count from `min` to `max`, each as likely as another, but none past `min + long`: between
+/// the bounds, a long count is no nearer an edge than a short one.
 pub fn between(min: u64, max: u64, long: u64) -> BoxedStrategy<u64> {
     (min..=max.min(min.saturating_add(long))).boxed()
 }
