@@ -45,6 +45,10 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
             .get()
             .map(|setting| check_caution(cx, setting)),
         confirm: confirm(cx, input),
+        timeout: (attrs.timeout.get())
+            .and_then(|setting| policy(cx, setting, policy_syntax::duration)),
+        rate_limit: (attrs.rate_limit.get())
+            .and_then(|setting| policy(cx, setting, policy_syntax::rate)),
         output: output(input, &missing),
         args: check_args(cx, &input.fields, case),
         groups: groups::check_groups(cx, &input.fields, &attrs.groups),
@@ -195,6 +199,19 @@ fn hints(cx: &mut Ctxt, input: &Input, missing: &Missing) -> Hints {
         );
     }
     hints
+}
+
+/// A call policy's value (`timeout = "30s"`, `rate_limit = "60/min"`), read as a server reads
+/// it from an operator, or the mistake in it reported on the string.
+fn policy<T>(
+    cx: &mut Ctxt,
+    setting: &Setting<syn::LitStr>,
+    read: fn(&str) -> Result<T, String>,
+) -> Option<T> {
+    let key = &setting.key;
+    read(&setting.value.value())
+        .map_err(|problem| cx.error_spanned_by(&setting.value, format!("{key}: {problem}")))
+        .ok()
 }
 
 /// `confirm`: only a tool that changes something has anything for the user to confirm.

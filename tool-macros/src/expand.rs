@@ -94,6 +94,14 @@ fn spec(model: &Model) -> TokenStream {
     let caution = option(model.caution.as_ref().map(|text| quote!(#text)));
     let confirm = model.confirm;
     let groups = model.groups.iter().map(group_spec);
+    let timeout = option(model.timeout.map(|timeout| {
+        let nanos = timeout.as_nanos() as u64;
+        quote!(::core::time::Duration::from_nanos(#nanos))
+    }));
+    let rate_limit = option(model.rate_limit.map(|(calls, per)| {
+        let nanos = per.as_nanos() as u64;
+        quote!(::toolkit::RateLimit::new(#calls, ::core::time::Duration::from_nanos(#nanos)))
+    }));
     quote! {
         ::toolkit::__private::ToolSpec {
             name: #name,
@@ -111,6 +119,8 @@ fn spec(model: &Model) -> TokenStream {
             confirm: #confirm,
             args: &[#(#args),*],
             groups: &[#(#groups),*],
+            timeout: #timeout,
+            rate_limit: #rate_limit,
         }
     }
 }
@@ -410,6 +420,8 @@ fn fallback(input: &DeriveInput, model: Option<&Model>) -> TokenStream {
                     confirm: false,
                     args: &[],
                     groups: &[],
+                    timeout: ::core::option::Option::None,
+                    rate_limit: ::core::option::Option::None,
                 };
 
                 fn read(

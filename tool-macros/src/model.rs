@@ -25,6 +25,10 @@ pub struct Model<'a> {
     pub caution: Option<String>,
     /// Whether the user confirms each call (`#[tool(confirm)]`).
     pub confirm: bool,
+    /// How long a call may run (`#[tool(timeout = "30s")]`).
+    pub timeout: Option<std::time::Duration>,
+    /// How often one caller may call: calls, and the period (`#[tool(rate_limit = "60/min")]`).
+    pub rate_limit: Option<(u32, std::time::Duration)>,
     pub output: syn::Type,
     pub args: Vec<Arg<'a>>,
     /// Which arguments are given together.

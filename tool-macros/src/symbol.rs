@@ -19,6 +19,8 @@ pub const SCOPE: &str = "scope";
 pub const ABILITY: &str = "ability";
 pub const CAUTION: &str = "caution";
 pub const CONFIRM: &str = "confirm";
+pub const TIMEOUT: &str = "timeout";
+pub const RATE_LIMIT: &str = "rate_limit";
 pub const RENAME_ALL: &str = "rename_all";
 pub const ONE_OF: &str = "one_of";
 pub const ANY_OF: &str = "any_of";
@@ -36,6 +38,8 @@ pub const TOOL_KEYS: &[&str] = &[
     ABILITY,
     CAUTION,
     CONFIRM,
+    TIMEOUT,
+    RATE_LIMIT,
     RENAME_ALL,
     ONE_OF,
     ANY_OF,

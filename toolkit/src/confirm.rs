@@ -433,7 +433,9 @@ where
             )))
         }
         Channel::Elicitation(peer) => {
-            // A cancelled call stops waiting here: the toolkit drops the whole call.
+            // A cancelled call stops waiting here: the toolkit drops the whole call. The time
+            // the user takes is not the call's.
+            let _waiting = context.user_time.waiting();
             match peer
                 .create_elicitation_with_timeout(form, Some(confirmations.lifetime))
                 .await

@@ -17,6 +17,8 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext};
 use tokio_util::sync::CancellationToken;
 
+use crate::policy::timeout::UserTime;
+
 /// The least time between two progress notifications of one call. A tool may report as often
 /// as it likes; the notifications in between are left out, except the one that reports the
 /// work done.
@@ -77,6 +79,8 @@ pub struct Context {
     pub(crate) client: Option<Client>,
     /// What a call retried after `input_required` brought back.
     pub(crate) retry: Retry,
+    /// The time spent waiting for the user, which the call's time limit does not count.
+    pub(crate) user_time: UserTime,
 }
 
 /// The client of a call rmcp serves: the way to it, the protocol version the call speaks and
@@ -110,8 +114,17 @@ struct Progress {
 #[derive(Clone, Copy)]
 struct Sent {
     at: Instant,
+    /// The progress sent: the tool's own, or a heartbeat's a little past it.
     done: f64,
+    total: Option<f64>,
+    /// Heartbeats sent since the tool's own last report.
+    beats: u32,
 }
+
+/// The most heartbeats sent on top of one report of the tool's own: each adds
+/// `1 / MAX_BEATS` to its progress, which so never reaches the next whole count the tool
+/// may report (MCP asks that progress grow with every notification).
+const MAX_BEATS: u32 = 1024;
 
 impl Context {
     /// The context of a call rmcp is serving. What the client is and can do is read only for
@@ -140,6 +153,7 @@ impl Context {
             extensions,
             client,
             retry: Retry::default(),
+            user_time: UserTime::default(),
         }
     }
 
@@ -154,6 +168,7 @@ impl Context {
             extensions: Extensions::new(),
             client: None,
             retry: Retry::default(),
+            user_time: UserTime::default(),
         }
     }
 
@@ -205,13 +220,77 @@ impl Context {
                 Some(sent) if !finished && now - sent.at < PROGRESS_INTERVAL => return,
                 _ => {}
             }
-            *last = Some(Sent { at: now, done });
+            *last = Some(Sent {
+                at: now,
+                done,
+                total,
+                beats: 0,
+            });
         }
         let mut notification = ProgressNotificationParam::new(progress.token.clone(), done);
         notification.total = total;
         notification.message = Some(message.into());
         if let Err(error) = progress.peer.notify_progress(notification).await {
             tracing::debug!(%error, "a progress notification could not be sent");
+        }
+    }
+
+    /// Sends a progress notification of the toolkit's own whenever the call has gone `every`
+    /// without one, for as long as the call runs; never, without a progress token. Each
+    /// reports a little more than the last (MCP asks that progress grow), the tool's last
+    /// total, and how long the call has run.
+    pub(crate) async fn heartbeat(&self, every: Option<Duration>) {
+        let (Some(progress), Some(every)) = (&self.progress, every) else {
+            return std::future::pending().await;
+        };
+        let started = Instant::now();
+        loop {
+            let last = *progress.last.lock().unwrap_or_else(PoisonError::into_inner);
+            let due = last.map_or(started, |sent| sent.at) + every;
+            if Instant::now() < due {
+                tokio::time::sleep_until(due.into()).await;
+                continue;
+            }
+            let beat = {
+                let mut last = progress.last.lock().unwrap_or_else(PoisonError::into_inner);
+                let beat = match *last {
+                    None => Some(Sent {
+                        at: Instant::now(),
+                        done: 0.0,
+                        total: None,
+                        beats: 1,
+                    }),
+                    Some(sent) if sent.beats + 1 < MAX_BEATS => Some(Sent {
+                        at: Instant::now(),
+                        done: sent.done + 1.0 / f64::from(MAX_BEATS),
+                        total: sent.total,
+                        beats: sent.beats + 1,
+                    }),
+                    // No more room below the tool's next count: wait on, silent.
+                    Some(sent) => {
+                        *last = Some(Sent {
+                            at: Instant::now(),
+                            ..sent
+                        });
+                        None
+                    }
+                };
+                if let Some(beat) = beat {
+                    *last = Some(beat);
+                }
+                beat
+            };
+            let Some(beat) = beat else { continue };
+            let mut notification =
+                ProgressNotificationParam::new(progress.token.clone(), beat.done);
+            notification.total = beat.total;
+            notification.message = Some(format!(
+                "Still working: {} so far.",
+                policy_syntax::seconds(Duration::from_secs(started.elapsed().as_secs()))
+            ));
+            if let Err(error) = progress.peer.notify_progress(notification).await {
+                tracing::debug!(%error, "a heartbeat could not be sent");
+            }
         }
     }
 

@@ -9,6 +9,7 @@ use crate::{Entity, Tool};
 /// Why a tool call failed. Every variant becomes an `isError: true` result with one text block;
 /// none of them is a protocol error.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum ToolError {
     /// The arguments break declared rules: `Validation Failed: …`.
     Invalid(Violations),
@@ -38,6 +39,39 @@ pub enum ToolError {
     /// The tool asks the user to confirm, the client cannot ask, and the server requires it
     /// ([`ConfirmPolicy::Require`](crate::ConfirmPolicy::Require)).
     CannotConfirm,
+    /// The call ran past its time limit ([`Toolbox::timeout`](crate::Toolbox::timeout) or
+    /// `#[tool(timeout = "30s")]`) and was stopped as a cancelled call is: `Timed Out: …`.
+    TimedOut {
+        /// The tool's name.
+        tool: &'static str,
+        /// The time limit.
+        after: std::time::Duration,
+    },
+    /// The caller has called the tool as often as its rate limit allows for now
+    /// ([`RateLimit`](crate::RateLimit)): `Rate Limited: …`. Nothing ran.
+    RateLimited {
+        /// The tool's name.
+        tool: &'static str,
+        /// The limit the caller reached.
+        limit: crate::RateLimit,
+        /// How long until the next call is allowed.
+        retry_in: std::time::Duration,
+    },
+    /// The tool ran, but its result is larger than the server sends
+    /// ([`Toolbox::max_result_bytes`](crate::Toolbox::max_result_bytes)): `Result Too Large: …`.
+    TooLarge {
+        /// The tool's name.
+        tool: &'static str,
+        /// The result's size in bytes.
+        size: usize,
+        /// The most the server sends.
+        limit: usize,
+        /// Whether the tool changes nothing, so asking again for less is safe.
+        read_only: bool,
+    },
+    /// A [`Layer`](crate::Layer) refused the call: the text is its own, as the client reads
+    /// it (`Forbidden: …`). Nothing ran.
+    Refused(String),
     /// Anything else. The client sees only `Error: Something unexpected happened.` and a
     /// reference; the cause goes to the log under the same reference.
     Unexpected(Box<dyn std::error::Error + Send + Sync>),
@@ -59,6 +93,12 @@ impl ToolError {
         let mut violations = Violations::default();
         violations.push_arg::<T>(field, sentence);
         ToolError::Invalid(violations)
+    }
+
+    /// A refusal in the server's own words, which the client reads as they are: what a
+    /// [`Layer`](crate::Layer) answers a call it does not let through.
+    pub fn refused(message: impl Into<String>) -> Self {
+        ToolError::Refused(message.into())
     }
 
     /// An unexpected failure with its cause, for the log.
@@ -88,9 +128,64 @@ impl fmt::Display for ToolError {
             ToolError::CannotConfirm => f.write_str(
                 "Error: this client can't ask the user to confirm, and this server requires it.",
             ),
+            ToolError::TimedOut { tool, after } => write!(
+                f,
+                "Timed Out: {tool} did not finish within {}, and changed nothing. Call it again.",
+                policy_syntax::seconds(*after)
+            ),
+            ToolError::RateLimited {
+                tool,
+                limit,
+                retry_in,
+            } => write!(
+                f,
+                "Rate Limited: {tool} may be called {limit}; try again in {}.",
+                policy_syntax::seconds(whole_seconds(*retry_in))
+            ),
+            ToolError::TooLarge {
+                tool,
+                size,
+                limit,
+                read_only,
+            } => {
+                write!(
+                    f,
+                    "Result Too Large: the result of {tool} is {} bytes, more than the {} this \
+                     server sends.",
+                    thousands(*size),
+                    thousands(*limit)
+                )?;
+                match read_only {
+                    true => f.write_str(" Ask for less: a smaller page, or a narrower query."),
+                    false => f.write_str(
+                        " The call itself went through, and what it changed is kept: don't call \
+                         it again to see the result.",
+                    ),
+                }
+            }
+            ToolError::Refused(message) => f.write_str(message),
             ToolError::Unexpected(cause) => write!(f, "unexpected failure: {cause}"),
         }
     }
+}
+
+/// `duration` rounded up to whole seconds, and at least one: a wait a model can keep.
+fn whole_seconds(duration: std::time::Duration) -> std::time::Duration {
+    let seconds = duration.as_secs() + u64::from(duration.subsec_nanos() > 0);
+    std::time::Duration::from_secs(seconds.max(1))
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(number: usize) -> String {
+    let digits = number.to_string();
+    let mut text = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            text.push(',');
+        }
+        text.push(digit);
+    }
+    text
 }
 
 /// What a cancelled call answers, if anyone still listens: over stdio MCP asks for no answer

@@ -107,7 +107,9 @@ pub mod group;
 pub mod http;
 #[cfg(any(feature = "stdio", feature = "http"))]
 pub mod jsonrpc;
+mod layer;
 mod outcome;
+pub mod policy;
 mod read;
 mod route;
 pub mod rule;
@@ -133,7 +135,9 @@ pub use confirm::{
 };
 pub use context::{Caller, Cancellation, Context, PROGRESS_INTERVAL};
 pub use error::{Labels, ToolError, Violation, Violations};
+pub use layer::{Answer, Layer, Next, ToolCall};
 pub use outcome::{CallOutcome, CallRecord};
+pub use policy::RateLimit;
 pub use route::{
     ToolSpecs, Toolbox, ToolboxError, call, call_with, definition, route, unreadable_call,
 };

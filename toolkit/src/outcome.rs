@@ -30,6 +30,14 @@ pub enum CallOutcome {
     /// The call asked the user to confirm it (`input_required`); the client retries it with
     /// the answer, and the retry is a call of its own.
     AskedUser,
+    /// The call ran past its time limit and was stopped.
+    TimedOut,
+    /// The caller had called the tool as often as its rate limit allows: nothing ran.
+    RateLimited,
+    /// The tool ran, but its result was larger than the server sends.
+    TooLarge,
+    /// A [`Layer`](crate::Layer) refused the call: nothing ran.
+    Refused,
     /// Anything else: the client got `Something unexpected happened` and a reference.
     Unexpected,
 }
@@ -43,13 +51,17 @@ impl CallOutcome {
             ToolError::Cancelled => CallOutcome::Cancelled,
             ToolError::Declined(_) => CallOutcome::Declined,
             ToolError::StaleConfirmation | ToolError::CannotConfirm => CallOutcome::Unconfirmed,
+            ToolError::TimedOut { .. } => CallOutcome::TimedOut,
+            ToolError::RateLimited { .. } => CallOutcome::RateLimited,
+            ToolError::TooLarge { .. } => CallOutcome::TooLarge,
+            ToolError::Refused(_) => CallOutcome::Refused,
             ToolError::Unexpected(_) => CallOutcome::Unexpected,
         }
     }
 
     /// The outcome as a short snake_case word, for a metric's label or a log field: `ok`,
     /// `invalid`, `not_found`, `cancelled`, `declined`, `unconfirmed`, `asked_user`,
-    /// `unexpected`.
+    /// `timed_out`, `rate_limited`, `too_large`, `refused`, `unexpected`.
     pub fn as_str(self) -> &'static str {
         match self {
             CallOutcome::Ok => "ok",
@@ -59,6 +71,10 @@ impl CallOutcome {
             CallOutcome::Declined => "declined",
             CallOutcome::Unconfirmed => "unconfirmed",
             CallOutcome::AskedUser => "asked_user",
+            CallOutcome::TimedOut => "timed_out",
+            CallOutcome::RateLimited => "rate_limited",
+            CallOutcome::TooLarge => "too_large",
+            CallOutcome::Refused => "refused",
             CallOutcome::Unexpected => "unexpected",
         }
     }

@@ -1,11 +1,12 @@
 //! Turning declared tools into rmcp routes, and running one call: parse, check existence, run,
 //! encode the result.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tracing::Instrument as _;
 
@@ -21,10 +22,15 @@ use serde_json::Value;
 use crate::arg::json_type;
 use crate::confirm::{Step, decide};
 use crate::context::Retry;
+use crate::layer::{Answer, Layers, Next, ToolCall};
 use crate::outcome::Observer;
+use crate::policy::RateLimit;
+use crate::policy::rate_limit::{Buckets, RateLimits};
+use crate::policy::result_size::ResultSize;
+use crate::policy::timeout::Timeouts;
 use crate::schema::{OutputSchemaError, input_schema, output_schema};
 use crate::{
-    CallOutcome, CallRecord, Confirmations, Context, Labels, Run, Tool, ToolError, ToolSpec,
+    CallOutcome, CallRecord, Confirmations, Context, Labels, Layer, Run, Tool, ToolError, ToolSpec,
     Violations,
 };
 
@@ -90,6 +96,11 @@ struct Routing {
     labels: Labels,
     confirmations: Confirmations,
     observer: Option<Observer>,
+    /// Every layer a call meets, outermost first: the policies' and the server's own.
+    layers: Layers,
+    /// How long a call with a progress token may go without progress before the toolkit
+    /// sends some.
+    heartbeat: Option<Duration>,
 }
 
 async fn call_routed<S, T>(
@@ -103,23 +114,36 @@ where
     T: Run<S>,
 {
     let started = Instant::now();
+    let labels = routing.labels;
+    let answered = async {
+        let tool = match crate::parse::<T>(arguments) {
+            Ok(tool) => tool,
+            Err(error) => return answer::<T::Output>(T::SPEC.name, Err(error), labels),
+        };
+        let empty = JsonObject::new();
+        let arguments = arguments.unwrap_or(&empty);
+        let call = ToolCall {
+            spec: T::SPEC,
+            arguments,
+            context: &context,
+            labels,
+        };
+        let ran = run::<S, T>(tool, state, arguments, &context, &routing.confirmations);
+        let next = Next {
+            layers: &routing.layers,
+            call: &call,
+            tool: Box::pin(async move { answer(T::SPEC.name, ran.await, labels) }),
+        };
+        next.run().await
+    };
     // A cancelled call is dropped where it waits: whatever it holds is dropped with it.
-    let ran = tokio::select! {
+    let answer = tokio::select! {
         biased;
-        () = context.cancelled() => Err(ToolError::Cancelled),
-        ran = run::<S, T>(state, arguments, &context, &routing.confirmations) => ran,
+        () = context.cancelled() => answer::<()>(T::SPEC.name, Err(ToolError::Cancelled), labels),
+        answer = answered => answer,
+        () = context.heartbeat(routing.heartbeat) => unreachable!("a heartbeat beats on"),
     };
-    let (response, outcome) = match ran {
-        Ok(Ran::Asking(input_required)) => (input_required.into(), CallOutcome::AskedUser),
-        Ok(Ran::Done(output)) => {
-            let (result, outcome) = encode(T::SPEC.name, Ok(output), routing.labels);
-            (result.into(), outcome)
-        }
-        Err(error) => {
-            let (result, outcome) = encode::<T::Output>(T::SPEC.name, Err(error), routing.labels);
-            (result.into(), outcome)
-        }
-    };
+    let Answer { response, outcome } = answer;
     let duration = started.elapsed();
     tracing::debug!(tool = T::SPEC.name, %outcome, elapsed = ?duration, "tool call");
     if let Some(observer) = &routing.observer {
@@ -141,9 +165,32 @@ enum Ran<O> {
     Asking(InputRequiredResult),
 }
 
+/// What a client gets for how a call ran.
+fn answer<O: serde::Serialize>(
+    tool: &str,
+    ran: Result<Ran<O>, ToolError>,
+    labels: Labels,
+) -> Answer {
+    let (response, outcome) = match ran {
+        Ok(Ran::Asking(input_required)) => (input_required.into(), CallOutcome::AskedUser),
+        Ok(Ran::Done(output)) => {
+            let (result, outcome) = encode(tool, Ok(output), labels);
+            (result.into(), outcome)
+        }
+        Err(error) => {
+            let (result, outcome) = encode::<O>(tool, Err(error), labels);
+            (result.into(), outcome)
+        }
+    };
+    Answer { response, outcome }
+}
+
+/// Runs a call whose arguments have been read into `tool`: its own checks, the existence of
+/// the ids it names, the user's confirmation, and the tool.
 async fn run<S, T>(
+    tool: T,
     state: &S,
-    arguments: Option<&JsonObject>,
+    arguments: &JsonObject,
     context: &Context,
     confirmations: &Confirmations,
 ) -> Result<Ran<T::Output>, ToolError>
@@ -151,7 +198,6 @@ where
     S: Sync,
     T: Run<S>,
 {
-    let tool = crate::parse::<T>(arguments)?;
     tool.check(state, context).await?;
     let ids = tool.reference_ids();
     if !T::CHECKS_EXISTENCE {
@@ -159,7 +205,15 @@ where
     }
     // Made here and awaited only if the user is asked.
     let question = crate::__private::Confirms::confirmation(&tool, state, context);
-    match decide::<S, T>(question, ids.as_ref(), context, arguments, confirmations).await {
+    match decide::<S, T>(
+        question,
+        ids.as_ref(),
+        context,
+        Some(arguments),
+        confirmations,
+    )
+    .await
+    {
         Ok(Step::Run) => match tool.run(state, context).await {
             // Also reached when checked first: an id that named something has gone since.
             Err(ToolError::Missing) => {}
@@ -176,7 +230,7 @@ where
 }
 
 /// The result a client gets for `outcome`, and how the call ended.
-fn encode<O: serde::Serialize>(
+pub(crate) fn encode<O: serde::Serialize>(
     tool: &str,
     outcome: Result<O, ToolError>,
     labels: Labels,
@@ -341,6 +395,29 @@ pub struct Toolbox<S> {
     pub(crate) specs: Vec<&'static ToolSpec>,
     pub(crate) problems: Vec<String>,
     routing: Routing,
+    policies: Policies,
+    /// The server's own layers, in the order added.
+    layers: Layers,
+}
+
+/// The call policies chosen for a toolbox's tools, beyond what each declares.
+struct Policies {
+    timeout: Option<Duration>,
+    rate_limit: Option<RateLimit>,
+    /// Rate limits chosen for tools by name, in place of what they declare.
+    rate_limits: Vec<(&'static str, Option<RateLimit>)>,
+    max_result_bytes: usize,
+}
+
+impl Default for Policies {
+    fn default() -> Self {
+        Policies {
+            timeout: None,
+            rate_limit: None,
+            rate_limits: Vec::new(),
+            max_result_bytes: crate::policy::MAX_RESULT_BYTES,
+        }
+    }
 }
 
 /// A tool's route, made when the toolbox is built, with the settings chosen by then.
@@ -363,7 +440,12 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             routes: Vec::new(),
             specs: Vec::new(),
             problems: Vec::new(),
-            routing: Routing::default(),
+            routing: Routing {
+                heartbeat: Some(crate::policy::HEARTBEAT_INTERVAL),
+                ..Routing::default()
+            },
+            policies: Policies::default(),
+            layers: Layers::new(),
         }
     }
 
@@ -438,6 +520,63 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     /// ```
     pub fn on_call(mut self, observer: impl Fn(&CallRecord<'_>) + Send + Sync + 'static) -> Self {
         self.routing.observer = Some(Arc::new(observer));
+        self
+    }
+
+    /// Runs `layer` around every call of these tools, inside the layers added before it: see
+    /// [`Layer`] for what it sees and may do, and the order a call meets the layers in.
+    pub fn layer(mut self, layer: impl Layer) -> Self {
+        self.layers.push(Arc::new(layer));
+        self
+    }
+
+    /// How long a call of a tool that declares no `timeout` may run: past it, the call is
+    /// stopped as a cancelled call is and answered `Timed Out: … did not finish within 30 s, and
+    /// changed nothing. Call it again.` Time spent waiting for the user to confirm a call is
+    /// not counted. By default, none: a call runs until it ends or is cancelled.
+    pub fn timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.policies.timeout = timeout.into();
+        self
+    }
+
+    /// How often one caller may call each tool that declares no `rate_limit`, counted per tool:
+    /// see [`RateLimit`]. By default, as often as it likes.
+    pub fn rate_limit(mut self, limit: impl Into<Option<RateLimit>>) -> Self {
+        self.policies.rate_limit = limit.into();
+        self
+    }
+
+    /// How often one caller may call the tool named `tool`, in place of its declared
+    /// `rate_limit` and of the default (`None`: as often as it likes): what an operator
+    /// chooses from the command line. A name no tool added so far has is a problem
+    /// [`build`](Self::build) reports.
+    pub fn rate_limit_for(mut self, tool: &str, limit: impl Into<Option<RateLimit>>) -> Self {
+        match self.specs.iter().find(|spec| spec.name == tool) {
+            Some(spec) => self.policies.rate_limits.push((spec.name, limit.into())),
+            None => {
+                let names = self.specs.iter().map(|spec| spec.name);
+                self.problems
+                    .push(crate::selection::unknown_tool(tool, names));
+            }
+        }
+        self
+    }
+
+    /// The most bytes a successful result may have ([`Answer::size`]): a larger one is
+    /// answered `Result Too Large`, which asks the model for less (or, for a tool that changes
+    /// something, says the change is kept). By default
+    /// [`MAX_RESULT_BYTES`](crate::policy::MAX_RESULT_BYTES), a megabyte.
+    pub fn max_result_bytes(mut self, bytes: usize) -> Self {
+        self.policies.max_result_bytes = bytes;
+        self
+    }
+
+    /// How long a call that carries a `progressToken` may go without a progress notification
+    /// before the toolkit sends one of its own, so that a client that gives up on a silent
+    /// call keeps waiting for a slow one (`None`: never). By default
+    /// [`HEARTBEAT_INTERVAL`](crate::policy::HEARTBEAT_INTERVAL), five seconds.
+    pub fn heartbeat(mut self, every: impl Into<Option<Duration>>) -> Self {
+        self.routing.heartbeat = every.into().filter(|every| !every.is_zero());
         self
     }
 
@@ -522,8 +661,9 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
     }
 
     /// The router, or every problem found while adding tools.
-    pub fn build(self) -> Result<ToolRouter<S>, ToolboxError> {
+    pub fn build(mut self) -> Result<ToolRouter<S>, ToolboxError> {
         self.check()?;
+        self.routing.layers = self.policies.layers(&self.specs, self.layers);
         let routing = Arc::new(self.routing);
         let mut router = ToolRouter::new();
         for pending in self.routes {
@@ -538,6 +678,43 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
             }
         }
         Ok(router)
+    }
+}
+
+impl Policies {
+    /// Every layer a call of `specs` meets, outermost first (see [`Layer`]): the rate limit,
+    /// the server's own `layers`, the time limit and the cap on a result's size. A policy no
+    /// tool has is left out.
+    fn layers(&self, specs: &[&'static ToolSpec], layers: Layers) -> Layers {
+        let mut all: Layers = Vec::new();
+        let limited: HashMap<&'static str, Buckets> = specs
+            .iter()
+            .filter_map(|spec| {
+                let chosen = self
+                    .rate_limits
+                    .iter()
+                    .rev()
+                    .find(|(name, _)| *name == spec.name);
+                let limit = match chosen {
+                    Some((_, chosen)) => *chosen,
+                    None => spec.rate_limit.or(self.rate_limit),
+                };
+                Some((spec.name, Buckets::new(limit?)))
+            })
+            .collect();
+        if !limited.is_empty() {
+            all.push(Arc::new(RateLimits { tools: limited }));
+        }
+        all.extend(layers);
+        if self.timeout.is_some() || specs.iter().any(|spec| spec.timeout.is_some()) {
+            all.push(Arc::new(Timeouts {
+                default: self.timeout,
+            }));
+        }
+        all.push(Arc::new(ResultSize {
+            limit: self.max_result_bytes,
+        }));
+        all
     }
 }
 

@@ -81,7 +81,7 @@ impl<S: Send + Sync + 'static> Toolbox<S> {
 }
 
 /// The problem of a name that no tool has, with the name meant when one is near.
-fn unknown_tool<'a>(name: &str, names: impl Iterator<Item = &'a str> + Clone) -> String {
+pub(crate) fn unknown_tool<'a>(name: &str, names: impl Iterator<Item = &'a str> + Clone) -> String {
     match did_you_mean::closest(name, names.clone()) {
         Some(meant) => format!("no tool is named `{name}`: did you mean `{meant}`?"),
         None => {

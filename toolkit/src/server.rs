@@ -172,6 +172,50 @@ impl<S: Send + Sync + 'static> Server<S> {
         self
     }
 
+    /// Runs `layer` around every call, inside the layers added before it
+    /// ([`Toolbox::layer`]).
+    pub fn layer(mut self, layer: impl crate::Layer) -> Server<S> {
+        self.toolbox = self.toolbox.layer(layer);
+        self
+    }
+
+    /// How long a call of a tool that declares no `timeout` may run ([`Toolbox::timeout`]).
+    pub fn timeout(mut self, timeout: impl Into<Option<std::time::Duration>>) -> Server<S> {
+        self.toolbox = self.toolbox.timeout(timeout);
+        self
+    }
+
+    /// How often one caller may call each tool that declares no `rate_limit`
+    /// ([`Toolbox::rate_limit`]).
+    pub fn rate_limit(mut self, limit: impl Into<Option<crate::RateLimit>>) -> Server<S> {
+        self.toolbox = self.toolbox.rate_limit(limit);
+        self
+    }
+
+    /// How often one caller may call the tool named `tool`, whatever it declares
+    /// ([`Toolbox::rate_limit_for`]).
+    pub fn rate_limit_for(
+        mut self,
+        tool: &str,
+        limit: impl Into<Option<crate::RateLimit>>,
+    ) -> Server<S> {
+        self.toolbox = self.toolbox.rate_limit_for(tool, limit);
+        self
+    }
+
+    /// The most bytes a successful result may have ([`Toolbox::max_result_bytes`]).
+    pub fn max_result_bytes(mut self, bytes: usize) -> Server<S> {
+        self.toolbox = self.toolbox.max_result_bytes(bytes);
+        self
+    }
+
+    /// How long a call with a progress token may go without progress before the toolkit
+    /// sends some ([`Toolbox::heartbeat`]).
+    pub fn heartbeat(mut self, every: impl Into<Option<std::time::Duration>>) -> Server<S> {
+        self.toolbox = self.toolbox.heartbeat(every);
+        self
+    }
+
     /// Every problem with the tools (two with one name, an output type that cannot be
     /// published, a selected name no tool has), found before there is a state to build with:
     /// what a command checks before it opens its database.

@@ -37,6 +37,12 @@ pub struct ToolSpec {
     pub args: &'static [ArgSpec],
     /// Which arguments are given together: `one_of`, `any_of`, `conflicts_with`, `requires`.
     pub groups: &'static [crate::group::Group],
+    /// How long a call may run before it is stopped (`#[tool(timeout = "30s")]`). `None`: as
+    /// long as the server's default allows.
+    pub timeout: Option<std::time::Duration>,
+    /// How often one caller may call the tool (`#[tool(rate_limit = "60/min")]`). `None`: as
+    /// often as the server's default allows.
+    pub rate_limit: Option<crate::RateLimit>,
 }
 
 impl ToolSpec {

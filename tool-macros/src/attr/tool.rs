@@ -26,6 +26,8 @@ pub struct ToolAttrs {
     pub ability: Slot<LitStr>,
     pub caution: Slot<LitStr>,
     pub confirm: Slot<bool>,
+    pub timeout: Slot<LitStr>,
+    pub rate_limit: Slot<LitStr>,
     pub rename_all: Slot<LitStr>,
     /// `one_of(...)` and `any_of(...)`, in the order written.
     pub groups: Vec<GroupSetting>,
@@ -47,6 +49,8 @@ impl ToolAttrs {
             ABILITY => self.ability.mark_written(),
             CAUTION => self.caution.mark_written(),
             CONFIRM => self.confirm.mark_written(),
+            TIMEOUT => self.timeout.mark_written(),
+            RATE_LIMIT => self.rate_limit.mark_written(),
             RENAME_ALL => self.rename_all.mark_written(),
             _ => {}
         }
@@ -126,6 +130,17 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
                 CAUTION => fill(cx, &meta, key, "caution = \"…\"", TOOL, &mut out.caution)?,
                 // #[tool(confirm)]: the user confirms each call
                 CONFIRM => hint(cx, &meta, key, &mut out.confirm)?,
+                // #[tool(timeout = "30s")]
+                TIMEOUT => fill(cx, &meta, key, "timeout = \"30s\"", TOOL, &mut out.timeout)?,
+                // #[tool(rate_limit = "60/min")]
+                RATE_LIMIT => fill(
+                    cx,
+                    &meta,
+                    key,
+                    "rate_limit = \"60/min\"",
+                    TOOL,
+                    &mut out.rate_limit,
+                )?,
                 // #[tool(one_of(dashboard, uid))], #[tool(any_of(names, ids))]
                 ONE_OF | ANY_OF => group(cx, &meta, key, TOOL, &mut out.groups)?,
                 // #[tool(rename_all = "snake_case")]

@@ -34,8 +34,14 @@ pub enum ErrorKind {
     Cancelled,
     /// `Error: Something unexpected happened. …`: the tool failed; the log has the cause.
     Unexpected,
-    /// Another `Error: …`: the call was refused before it ran (a confirmation that expired, a
-    /// client that cannot ask the user when the server requires it).
+    /// `Timed Out: …`: the call ran past its time limit and was stopped.
+    TimedOut,
+    /// `Rate Limited: …`: the caller had called the tool as often as it may for now.
+    RateLimited,
+    /// `Result Too Large: …`: the result was larger than the server sends.
+    TooLarge,
+    /// Any other error: the call was refused before it ran (a confirmation that expired, a
+    /// client that cannot ask the user when the server requires it, a layer's refusal).
     Refused,
 }
 
@@ -76,6 +82,12 @@ impl CallResult {
             ErrorKind::Cancelled
         } else if text.starts_with("Error: Something unexpected happened.") {
             ErrorKind::Unexpected
+        } else if text.starts_with("Timed Out:") {
+            ErrorKind::TimedOut
+        } else if text.starts_with("Rate Limited:") {
+            ErrorKind::RateLimited
+        } else if text.starts_with("Result Too Large:") {
+            ErrorKind::TooLarge
         } else {
             ErrorKind::Refused
         })

@@ -1,0 +1,28 @@
+use std::time::Duration;
+
+use toolkit::{RateLimit, Tool};
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Out {}
+
+/// A time limit and a rate limit, as humantime and an operator write them.
+#[derive(Tool)]
+#[tool(name = "a", title = "A", output = Out, read_only, destructive = false, idempotent,
+       open_world = false, timeout = "1m 30s", rate_limit = "5/30s")]
+pub struct Limited {}
+
+/// Neither.
+#[derive(Tool)]
+#[tool(name = "b", title = "B", output = Out, read_only, destructive = false, idempotent,
+       open_world = false)]
+pub struct Free {}
+
+fn main() {
+    assert_eq!(Limited::SPEC.timeout, Some(Duration::from_secs(90)));
+    assert_eq!(
+        Limited::SPEC.rate_limit,
+        Some(RateLimit::new(5, Duration::from_secs(30)))
+    );
+    assert_eq!(Free::SPEC.timeout, None);
+    assert_eq!(Free::SPEC.rate_limit, None);
+}

@@ -1,0 +1,22 @@
+//! The toolkit's call policies, each a [`Layer`](crate::Layer) of its own: how often a caller
+//! may call a tool ([`RateLimit`]), how long a call may run, and how large a result may be.
+//! A tool declares its own in `#[tool(timeout = "30s", rate_limit = "60/min")]`; a server sets
+//! defaults for the others on its [`Toolbox`](crate::Toolbox) or [`Server`](crate::Server).
+
+pub(crate) mod rate_limit;
+pub(crate) mod result_size;
+pub(crate) mod timeout;
+
+use std::time::Duration;
+
+pub use rate_limit::RateLimit;
+
+/// How long a call that carries a `progressToken` may go without a progress notification
+/// before the toolkit sends one of its own, by default: clients that reset their time-out on
+/// progress (about 60 s for most) then keep waiting for a slow call.
+pub const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(5);
+
+/// The most bytes a result may have, by default: a megabyte of text (about 250,000 tokens) is
+/// more than a model can read in one answer, and a result that large is better asked for in
+/// pages.
+pub const MAX_RESULT_BYTES: usize = 1024 * 1024;
