@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use toolkit::ToolSpecs;
+use toolkit::{RateLimit, ToolSpecs};
 
 use crate::demo::{DEMO_SEED, Size};
 use store::PostgresDatabase;
@@ -36,11 +36,25 @@ pub fn command(declared: &ToolSpecs) -> clap::Command {
         "The scopes the token grants, comma-separated: {}",
         scopes.join("; ")
     );
-    // Both names are this file's own (`Command::Token` and its `scopes` field, which clap names
-    // in kebab case); clap panics on a name it does not have, and the test below would.
-    Cli::command().mut_subcommand("token", |token| {
-        token.mut_arg("scopes", |scopes| scopes.help(help))
-    })
+    let limits: Vec<String> = declared
+        .iter()
+        .filter_map(|spec| Some(format!("{} {}", spec.name, spec.rate_limit?)))
+        .collect();
+    // The names are this file's own (`Command::Token` and its `scopes` field, which clap names
+    // in kebab case, and the `rate_limits` field); clap panics on a name it does not have, and
+    // the test below would.
+    Cli::command()
+        .mut_subcommand("token", |token| {
+            token.mut_arg("scopes", |scopes| scopes.help(help))
+        })
+        .mut_arg("rate_limits", |rate_limits| {
+            let own = format!("[default: each tool's own: {}]", limits.join(", "));
+            let help = rate_limits
+                .get_help()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            rate_limits.help(help.replace("[default: each tool's own]", &own))
+        })
 }
 
 /// An MCP server for searching movies and authors and reading, writing and deleting reviews.
@@ -111,6 +125,32 @@ pub struct Cli {
         value_parser = clap::value_parser!(u64).range(1..=86_400)
     )]
     pub database_statement_timeout: u64,
+
+    /// How long a tool call may run before it is stopped and answered `Timed Out`; what it was
+    /// writing is rolled back. Like `30s` or `2min`.
+    #[arg(
+        long,
+        global = true,
+        env = "MOVIE_REVIEWS_TIMEOUT",
+        value_name = "DURATION",
+        default_value = "30s",
+        value_parser = toolkit::policy::parse_duration
+    )]
+    pub timeout: std::time::Duration,
+
+    /// How often one caller (one token; over stdio, the one client) may call a tool, in place
+    /// of the tool's own limit: `N/PERIOD` for every tool (`100/min`), `TOOL=N/PERIOD` for one
+    /// (`reviews_write=30/min`), `none` or `TOOL=none` for no limit. Repeat it, or separate
+    /// values with commas; `TOOL=…` wins over a value for every tool. [default: each
+    /// tool's own]
+    #[arg(
+        long = "rate-limit",
+        global = true,
+        env = "MOVIE_REVIEWS_RATE_LIMITS",
+        value_name = "[TOOL=]N/PERIOD|none",
+        value_delimiter = ','
+    )]
+    pub rate_limits: Vec<RateLimitSetting>,
 
     /// Serve MCP over Streamable HTTP on this address, at the path /mcp, instead of stdio.
     /// Like 127.0.0.1:8080; port 0 picks a free port (the log says which).
@@ -376,6 +416,30 @@ pub enum ConfirmMode {
     Require,
     /// Never.
     Off,
+}
+
+/// One `--rate-limit` value: the limit (`None`: none) for one tool, or for every tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateLimitSetting {
+    /// The tool, or `None` for every tool.
+    pub tool: Option<String>,
+    pub limit: Option<RateLimit>,
+}
+
+impl std::str::FromStr for RateLimitSetting {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<RateLimitSetting, String> {
+        let (tool, limit) = match text.split_once('=') {
+            Some((tool, limit)) => (Some(tool.trim().to_owned()), limit.trim()),
+            None => (None, text.trim()),
+        };
+        let limit = match limit {
+            "none" => None,
+            limit => Some(limit.parse()?),
+        };
+        Ok(RateLimitSetting { tool, limit })
+    }
 }
 
 /// How log lines are written.

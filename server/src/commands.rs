@@ -39,7 +39,9 @@ pub async fn run(cli: Cli, toolbox: Toolbox<Store>) -> Result<ExitCode, Error> {
     // The tools chosen, checked before the database is opened.
     let toolbox = toolbox
         .confirmations(confirmations)
-        .on_call(|call| metrics().tool_call(call));
+        .on_call(|call| metrics().tool_call(call))
+        .timeout(cli.timeout);
+    let toolbox = serve::rate_limited(toolbox, &cli.rate_limits);
     let server = serve::server(toolbox).select(&selection);
     server.check()?;
     match cli.command {

@@ -28,6 +28,9 @@ use crate::error::Error;
 /// The process's metrics.
 pub struct Metrics {
     registry: Registry,
+    /// OpenTelemetry's MCP metrics, under their own names (no prefix).
+    conventional: Registry,
+    operation_seconds: Family<OperationLabels, Histogram, fn() -> Histogram>,
     calls: Family<CallLabels, Counter>,
     call_seconds: Family<ToolLabels, Histogram, fn() -> Histogram>,
     responses: Family<StatusLabels, Counter>,
@@ -38,7 +41,7 @@ pub struct Metrics {
     confirmations: Family<ConfirmationLabels, Counter>,
 }
 
-/// How a tool call ended, as its answer says: the six kinds of answer a client can get.
+/// How a tool call ended, as its answer says: the kinds of answer a client can get.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
 pub enum Outcome {
@@ -51,6 +54,12 @@ pub enum Outcome {
     /// Refused for want of the user's confirmation: the client could not ask and the server
     /// requires it, or the confirmation brought back was stale.
     unconfirmed,
+    /// Stopped at its time limit (`--timeout`).
+    timed_out,
+    /// Refused, the caller being over its rate limit (`--rate-limit`).
+    rate_limited,
+    /// Ran, but its result was larger than the server sends.
+    too_large,
     unexpected,
 }
 
@@ -64,6 +73,9 @@ impl Outcome {
             CallOutcome::NotFound => Outcome::not_found,
             CallOutcome::Cancelled | CallOutcome::Declined => Outcome::cancelled,
             CallOutcome::Unconfirmed => Outcome::unconfirmed,
+            CallOutcome::TimedOut => Outcome::timed_out,
+            CallOutcome::RateLimited => Outcome::rate_limited,
+            CallOutcome::TooLarge => Outcome::too_large,
             CallOutcome::AskedUser => return None,
             _ => Outcome::unexpected,
         })
@@ -117,6 +129,17 @@ struct ToolLabels {
     tool: String,
 }
 
+/// The attributes OpenTelemetry's `mcp.server.operation.duration` carries, as Prometheus names
+/// them: `error_type` is `tool_error` for a call answered with a tool error (`isError`), and
+/// empty (no label, to Prometheus) for one that succeeded.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OperationLabels {
+    mcp_method_name: &'static str,
+    gen_ai_tool_name: String,
+    gen_ai_operation_name: &'static str,
+    error_type: &'static str,
+}
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct StatusLabels {
     status: u16,
@@ -136,6 +159,14 @@ struct DatabaseLabels {
 /// huge catalogue for a new term tens of milliseconds.
 fn call_seconds_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.0001, 2.0, 16))
+}
+
+/// OpenTelemetry's buckets for `mcp.server.operation.duration`, from 10 ms to 5 minutes.
+fn operation_seconds_histogram() -> Histogram {
+    let buckets = [
+        0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+    ];
+    Histogram::new(buckets)
 }
 
 /// The metrics of this process.
@@ -177,8 +208,20 @@ impl Metrics {
         registry.register("confirmations", confirmed, confirmations.clone());
         let version = Info::new(vec![("version", env!("CARGO_PKG_VERSION"))]);
         registry.register("build", "The server's version", version);
+        let mut conventional = Registry::default();
+        let operation_seconds =
+            Family::new_with_constructor(operation_seconds_histogram as fn() -> Histogram);
+        conventional.register_with_unit(
+            "mcp_server_operation_duration",
+            "How long MCP requests took, tool errors counted as failures (OpenTelemetry's \
+             mcp.server.operation.duration)",
+            prometheus_client::registry::Unit::Seconds,
+            operation_seconds.clone(),
+        );
         Metrics {
             registry,
+            conventional,
+            operation_seconds,
             calls,
             call_seconds,
             responses,
@@ -213,6 +256,19 @@ impl Metrics {
                 outcome,
             })
             .inc();
+        let operation = OperationLabels {
+            mcp_method_name: "tools/call",
+            gen_ai_tool_name: tool.clone(),
+            gen_ai_operation_name: "execute_tool",
+            error_type: if call.outcome.is_error() {
+                "tool_error"
+            } else {
+                ""
+            },
+        };
+        self.operation_seconds
+            .get_or_create(&operation)
+            .observe(seconds);
         self.call_seconds
             .get_or_create(&ToolLabels { tool })
             .observe(seconds);
@@ -230,9 +286,13 @@ impl Metrics {
                 .get_or_create(&DatabaseLabels { state })
                 .set(count);
         }
+        use prometheus_client::encoding::text::{encode_eof, encode_registry};
         let mut text = String::new();
         // Writing to a String cannot fail, and every metric here encodes.
-        if let Err(error) = prometheus_client::encoding::text::encode(&mut text, &self.registry) {
+        let encoded = encode_registry(&mut text, &self.registry)
+            .and_then(|()| encode_registry(&mut text, &self.conventional))
+            .and_then(|()| encode_eof(&mut text));
+        if let Err(error) = encoded {
             tracing::error!(%error, "the metrics could not be encoded");
         }
         text
@@ -312,6 +372,9 @@ mod tests {
             (CallOutcome::Declined, Some(Outcome::cancelled)),
             (CallOutcome::Unconfirmed, Some(Outcome::unconfirmed)),
             (CallOutcome::AskedUser, None),
+            (CallOutcome::TimedOut, Some(Outcome::timed_out)),
+            (CallOutcome::RateLimited, Some(Outcome::rate_limited)),
+            (CallOutcome::TooLarge, Some(Outcome::too_large)),
             (CallOutcome::Unexpected, Some(Outcome::unexpected)),
         ];
         for (outcome, label) in labels {

@@ -1,10 +1,12 @@
 //! The movie-review MCP server as a `toolkit::Server`: its name, title and version, what it
 //! tells a model beyond its tools' abilities and cautions, and its tools. The transports
-//! (`stdio`, `http`) serve the [`MovieReviews`] handler it builds.
+//! (`stdio`, `http`) serve the [`MovieReviews`] handler it builds, with the rate limits the
+//! command line chose.
 
 use store::Store;
 use toolkit::{Handler, Server, Toolbox, ToolboxError};
 
+use crate::cli::RateLimitSetting;
 use crate::tools;
 
 /// The handler the transports serve: the server's tools on its store.
@@ -22,10 +24,33 @@ pub fn server(toolbox: Toolbox<Store>) -> Server<Store> {
         .toolbox(toolbox)
 }
 
-/// The server of every tool on `store`, with the toolkit's default settings: what tests and
-/// in-process clients serve.
+/// The server of every tool on `store`, with the toolkit's default settings and no rate
+/// limit: what tests and in-process clients serve, calling as often as they like.
 pub fn every_tool(store: Store) -> Result<MovieReviews, ToolboxError> {
-    server(tools::toolbox()).build(store)
+    let unlimited = RateLimitSetting {
+        tool: None,
+        limit: None,
+    };
+    server(rate_limited(tools::toolbox(), &[unlimited])).build(store)
+}
+
+/// `toolbox` with the rate limits of the command line in place of its tools' own: first those
+/// for every tool, then those for one.
+pub fn rate_limited(toolbox: Toolbox<Store>, settings: &[RateLimitSetting]) -> Toolbox<Store> {
+    let every = settings.iter().filter(|setting| setting.tool.is_none());
+    let names: Vec<&'static str> = toolbox.specs().iter().map(|spec| spec.name).collect();
+    let mut toolbox = toolbox;
+    for setting in every {
+        for name in &names {
+            toolbox = toolbox.rate_limit_for(name, setting.limit);
+        }
+    }
+    for setting in settings {
+        if let Some(tool) = &setting.tool {
+            toolbox = toolbox.rate_limit_for(tool, setting.limit);
+        }
+    }
+    toolbox
 }
 
 #[cfg(test)]

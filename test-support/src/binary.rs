@@ -189,6 +189,33 @@ pub fn peak_memory_kib(pid: u32) -> u64 {
 /// Runs `sql` (one statement or several) on the database through a connection of its own, as a
 /// person with the sqlite3 shell would.
 pub fn write_by_hand(database: &Path, sql: &str) {
+    by_hand(database, async |connection| {
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
+            .execute(connection)
+            .await
+            .unwrap_or_else(|error| panic!("{sql}: {error}"));
+    });
+}
+
+/// Holds the database's write lock for `how_long`, as a writer of another process would,
+/// calling `locked` once it has it; then lets it go, having written nothing.
+pub fn hold_write_lock(database: &Path, how_long: Duration, locked: impl FnOnce()) {
+    by_hand(database, async |connection| {
+        sqlx::raw_sql("BEGIN IMMEDIATE")
+            .execute(&mut *connection)
+            .await
+            .expect("take the write lock");
+        locked();
+        tokio::time::sleep(how_long).await;
+        sqlx::raw_sql("ROLLBACK")
+            .execute(connection)
+            .await
+            .expect("let the write lock go");
+    });
+}
+
+/// Runs `work` on a connection of its own to the database, then closes it.
+fn by_hand(database: &Path, work: impl AsyncFnOnce(&mut sqlx::SqliteConnection)) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -201,10 +228,7 @@ pub fn write_by_hand(database: &Path, sql: &str) {
         let mut connection = sqlx::SqliteConnection::connect_with(&options)
             .await
             .expect("open the database");
-        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
-            .execute(&mut connection)
-            .await
-            .unwrap_or_else(|error| panic!("{sql}: {error}"));
+        work(&mut connection).await;
         connection.close().await.expect("close the connection");
     });
 }

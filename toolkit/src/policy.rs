@@ -11,6 +11,19 @@ use std::time::Duration;
 
 pub use rate_limit::RateLimit;
 
+/// Reads a duration as `#[tool(timeout = "…")]` takes it, humantime's way (`30s`, `500ms`,
+/// `2min`, `1h 30min`): what a server's command line reads a `--timeout` with. Zero and more
+/// than a day are refused; the error says what to write.
+///
+/// ```
+/// # use std::time::Duration;
+/// assert_eq!(toolkit::policy::parse_duration("2min"), Ok(Duration::from_secs(120)));
+/// assert!(toolkit::policy::parse_duration("30").is_err());
+/// ```
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    policy_syntax::duration(text)
+}
+
 /// How long a call that carries a `progressToken` may go without a progress notification
 /// before the toolkit sends one of its own, by default: clients that reset their time-out on
 /// progress (about 60 s for most) then keep waiting for a slow call.

@@ -17,6 +17,7 @@ use store::Store;
 #[derive(Debug, Tool)]
 #[tool(name = "authors_search", title = "Search authors", output = Page<Author>,
        scope = "reviews.read", read_only, destructive = false, idempotent, open_world = false,
+       rate_limit = "600/min",
        ability = "search authors")]
 pub struct AuthorsSearch {
     /// Part of the first name, last name or "first last" to look for, in any case. Leave it

@@ -11,6 +11,7 @@ use store::Store;
 #[derive(Debug, Tool)]
 #[tool(name = "movies_get", title = "Get movie", output = Movie,
        scope = "reviews.read", read_only, destructive = false, idempotent, open_world = false,
+       rate_limit = "600/min",
        ability = "read a movie with all its reviews")]
 pub struct MoviesGet {
     /// The movie's id, from movies_search or reviews_list.

@@ -17,6 +17,7 @@ use store::Store;
 #[derive(Debug, Tool)]
 #[tool(name = "movies_search", title = "Search movies", output = Page<Movie>,
        scope = "reviews.read", read_only, destructive = false, idempotent, open_world = false,
+       rate_limit = "600/min",
        ability = "search movies")]
 pub struct MoviesSearch {
     /// Part of the title to look for, in any case. Leave it out to browse every movie.

@@ -13,7 +13,7 @@ use store::Store;
 #[derive(Debug, Tool)]
 #[tool(name = "reviews_delete", title = "Delete review", output = Deleted,
        scope = "reviews.write", read_only = false, destructive, idempotent, open_world = false,
-       confirm, ability = "delete a review",
+       confirm, rate_limit = "60/min", ability = "delete a review",
        caution = "Deleting is permanent: confirm with the user first.")]
 pub struct ReviewsDelete {
     /// The review to delete, from reviews_list.

@@ -16,6 +16,7 @@ use store::{ReviewFilter, Store};
 #[derive(Debug, Tool)]
 #[tool(name = "reviews_list", title = "List reviews", output = Page<Review>,
        scope = "reviews.read", read_only, destructive = false, idempotent, open_world = false,
+       rate_limit = "600/min",
        ability = "list reviews")]
 pub struct ReviewsList {
     /// Only reviews of this movie (an id from movies_search).

@@ -14,7 +14,7 @@ use store::{NewReview, Store};
 #[derive(Debug, Tool)]
 #[tool(name = "reviews_write", title = "Write review", output = Review,
        scope = "reviews.write", read_only = false, destructive, idempotent = false,
-       open_world = false,
+       open_world = false, rate_limit = "120/min",
        ability = "write a review or change its stars")]
 pub struct ReviewsWrite {
     /// The rating, from 1 to 5.
