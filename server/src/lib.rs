@@ -11,6 +11,7 @@
 //! - [`serve`]: the server as a `toolkit::Server`, whose handler ([`serve::MovieReviews`]) the
 //!   transports serve.
 //! - [`tools`]: one module per tool, and the one list of them.
+//! - [`logs`]: how a text log line shows a call's span.
 //! - [`model`]: what the tools return, as clients see it.
 //! - the store is the crate `store`: the only code that knows SQL, and its backends.
 //! - [`demo`]: the deterministic demo data.
@@ -24,6 +25,7 @@ pub mod confirmations;
 pub mod demo;
 pub mod error;
 pub mod http;
+pub mod logs;
 pub mod metrics;
 pub mod model;
 mod progress;

@@ -6,6 +6,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use movie_reviews_mcp::cli::{self, LogFormat};
+use movie_reviews_mcp::logs;
 use movie_reviews_mcp::tools;
 use tracing_subscriber::EnvFilter;
 
@@ -65,7 +66,10 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_env_filter(log_filter());
     match cli.log_format {
-        LogFormat::Text => logs.with_ansi(std::io::stderr().is_terminal()).init(),
+        LogFormat::Text => logs
+            .with_ansi(std::io::stderr().is_terminal())
+            .fmt_fields(logs::TextFields)
+            .init(),
         LogFormat::Json => logs.json().init(),
     }
     let runtime = if cli.http.is_some() {

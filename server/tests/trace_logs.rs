@@ -88,7 +88,7 @@ async fn over_http_the_header_names_the_trace_unless_meta_does() {
             .logged_line(|line| line.contains("tool call") && line.contains(logged))
             .await;
         assert!(
-            line.contains(&format!("call{{trace_id={logged}}}")),
+            line.contains(&format!("tools/call{{trace_id={logged}}}")),
             "{line}"
         );
     }

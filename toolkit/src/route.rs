@@ -29,6 +29,7 @@ use crate::policy::rate_limit::{Buckets, RateLimits};
 use crate::policy::result_size::ResultSize;
 use crate::policy::timeout::Timeouts;
 use crate::schema::{OutputSchemaError, input_schema, output_schema};
+use crate::trace::{Transport, call_span};
 use crate::{
     CallOutcome, CallRecord, Confirmations, Context, Labels, Layer, Run, Tool, ToolError, ToolSpec,
     Violations,
@@ -144,6 +145,9 @@ where
         () = context.heartbeat(routing.heartbeat) => unreachable!("a heartbeat beats on"),
     };
     let Answer { response, outcome } = answer;
+    if outcome.is_error() {
+        crate::trace::failed(&tracing::Span::current(), "tool_error");
+    }
     let duration = started.elapsed();
     tracing::debug!(tool = T::SPEC.name, %outcome, elapsed = ?duration, "tool call");
     if let Some(observer) = &routing.observer {
@@ -364,13 +368,19 @@ where
     T: Run<S>,
 {
     let mut context = context;
+    let transport = Transport::of(&context.request_context.extensions);
     let mut call = Context::of_request(&mut context.request_context, T::SPEC.confirm);
     call.retry = Retry {
         request_state: context.request_state.take(),
         input_responses: context.input_responses.take(),
     };
     // Every log line of the call carries the client's trace id, or a request id.
-    let span = tracing::info_span!("call", trace_id = %call.trace_id());
+    let span = call_span(
+        Some(T::SPEC.name),
+        &context.request_context,
+        call.trace_id(),
+        transport,
+    );
     Box::pin(
         async move {
             let arguments = context.arguments.as_ref();

@@ -16,7 +16,9 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
+use tracing::Instrument as _;
 
+use crate::trace::{Transport, call_span};
 use crate::{
     CallRecord, Caller, Confirmations, Labels, Run, Selection, ToolSpecs, Toolbox, ToolboxError,
 };
@@ -477,6 +479,15 @@ impl<S: Send + Sync + 'static> ServerHandler for Handler<S> {
             && crate::context::find::<Caller>(&context.extensions).is_none()
         {
             context.extensions.insert(Caller::clone(caller));
+        }
+        if !self.router.has_route(&request.name) {
+            // rmcp answers Invalid params (-32602); the span says so.
+            let trace_id = crate::trace::call_id(&context.meta);
+            let transport = Transport::of(&context.extensions);
+            let span = call_span(None, &context, &trace_id, transport);
+            crate::trace::failed(&span, "-32602");
+            let call = ToolCallContext::new(&*self.state, request, context);
+            return self.router.call(call).instrument(span).await;
         }
         let call = ToolCallContext::new(&*self.state, request, context);
         let mut answer = self.router.call(call).await;

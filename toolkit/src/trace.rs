@@ -1,23 +1,130 @@
 //! Which trace a tool call belongs to, so that its log lines can be told apart and followed
 //! from the client through any replica: the trace id of the W3C `traceparent` the client sent
 //! in the request's `_meta` (where the 2026-07-28 revision of MCP carries trace context), or,
-//! without one, a request id of the server's own.
+//! without one, a request id of the server's own. And the span each call runs in, named and
+//! attributed after OpenTelemetry's conventions for MCP, parented to the client's trace where
+//! the feature `opentelemetry` is on.
 
+use rmcp::RoleServer;
 use rmcp::model::MetaObject;
+use rmcp::service::RequestContext;
+
+/// How a call reached the server, as OpenTelemetry's `network.transport` names it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Transport {
+    /// Over HTTP.
+    Tcp,
+    /// Over stdio, or any stream that is not a socket.
+    Pipe,
+}
+
+impl Transport {
+    /// The transport of a request with these extensions: HTTP's service puts the HTTP
+    /// request's parts among them.
+    pub(crate) fn of(extensions: &rmcp::model::Extensions) -> Transport {
+        match crate::context::find::<http::request::Parts>(extensions) {
+            Some(_) => Transport::Tcp,
+            None => Transport::Pipe,
+        }
+    }
+}
+
+/// The span of one `tools/call` of `tool`, named and attributed as OpenTelemetry's conventions
+/// for MCP have it: `tools/call {tool}`, a server span, with the method, the operation
+/// (`execute_tool`), the tool, the request's id and protocol version and the transport. A call
+/// of a tool the server does not have (`None`) is named `tools/call` alone: the name a client
+/// made up is no name to group spans by.
+/// `error.type` and `otel.status_code` are filled in when the call ends in an error
+/// ([`failed`]); `trace_id` is what every log line of the call carries.
+pub(crate) fn call_span(
+    tool: Option<&str>,
+    request: &RequestContext<RoleServer>,
+    trace_id: &str,
+    transport: Transport,
+) -> tracing::Span {
+    let protocol = request.protocol_version();
+    let transport = match transport {
+        Transport::Tcp => "tcp",
+        Transport::Pipe => "pipe",
+    };
+    let span = tracing::info_span!(
+        "tools/call",
+        otel.name = %format!("tools/call {}", tool.unwrap_or_default()).trim_end(),
+        otel.kind = "server",
+        otel.status_code = tracing::field::Empty,
+        mcp.method.name = "tools/call",
+        mcp.protocol.version = protocol.as_ref().map(|version| version.as_str()),
+        jsonrpc.request.id = %request.id,
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = tool,
+        network.transport = transport,
+        error.type = tracing::field::Empty,
+        trace_id = %trace_id,
+    );
+    #[cfg(feature = "opentelemetry")]
+    remote_parent(&span, &request.meta);
+    span
+}
+
+/// Marks `span` (a [`call_span`]) as ended in an error of kind `error`: `tool_error` for an
+/// answer with `isError`, a JSON-RPC error's code for a protocol error.
+pub(crate) fn failed(span: &tracing::Span, error: &str) {
+    span.record("error.type", error);
+    span.record("otel.status_code", "error");
+}
+
+/// Makes the client's span, as the `traceparent` and `tracestate` of `meta` name it, the
+/// parent of `span`: what a subscriber with tracing-opentelemetry's layer exports it under.
+/// Without a well-formed `traceparent` the span starts a trace of its own.
+#[cfg(feature = "opentelemetry")]
+fn remote_parent(span: &tracing::Span, meta: &MetaObject) {
+    use opentelemetry::trace::{SpanContext, SpanId, TraceContextExt as _, TraceFlags, TraceId};
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+
+    let Some(parent) = meta.get_traceparent().and_then(parse) else {
+        return;
+    };
+    let (Ok(trace_id), Ok(span_id)) = (
+        TraceId::from_hex(parent.trace_id),
+        SpanId::from_hex(parent.parent_id),
+    ) else {
+        return;
+    };
+    let state = meta.get_tracestate().and_then(|state| state.parse().ok());
+    let context = SpanContext::new(
+        trace_id,
+        span_id,
+        TraceFlags::new(parent.flags),
+        true,
+        state.unwrap_or_default(),
+    );
+    let context = opentelemetry::Context::new().with_remote_span_context(context);
+    // Refused only when no OpenTelemetry layer sees the span, which then has no parent to take.
+    let _ = span.set_parent(context);
+}
 
 /// The id a call's log lines carry: the client's trace id, or a new request id.
 pub(crate) fn call_id(meta: &MetaObject) -> String {
-    match meta.get_traceparent().and_then(trace_id) {
-        Some(trace_id) => trace_id.to_owned(),
+    match meta.get_traceparent().and_then(parse) {
+        Some(parent) => parent.trace_id.to_owned(),
         // A simple uuid is 32 hex digits: half of one is plenty for telling calls apart.
         None => uuid::Uuid::new_v4().simple().to_string()[..16].to_owned(),
     }
 }
 
-/// The trace id of a `traceparent` (`00-<trace id>-<parent id>-<flags>`): 32 lowercase hex
-/// digits, not all zero. `None` for a value that is not one, which W3C Trace Context says to
-/// ignore.
-fn trace_id(traceparent: &str) -> Option<&str> {
+/// What a `traceparent` says: the trace, the client's span in it, and the trace's flags.
+#[derive(Debug, PartialEq)]
+struct Parent<'a> {
+    /// 32 lowercase hex digits, not all zero.
+    trace_id: &'a str,
+    /// 16 lowercase hex digits, not all zero.
+    parent_id: &'a str,
+    flags: u8,
+}
+
+/// Reads a `traceparent` (`00-<trace id>-<parent id>-<flags>`). `None` for a value that is not
+/// one, which W3C Trace Context says to ignore.
+fn parse(traceparent: &str) -> Option<Parent<'_>> {
     let mut fields = traceparent.trim().split('-');
     let (version, trace_id, parent_id, flags) = (
         fields.next()?,
@@ -38,7 +145,12 @@ fn trace_id(traceparent: &str) -> Option<&str> {
         && hex(parent_id, 16)
         && nonzero(parent_id)
         && hex(flags, 2);
-    well_formed.then_some(trace_id)
+    let flags = u8::from_str_radix(flags, 16).ok()?;
+    well_formed.then_some(Parent {
+        trace_id,
+        parent_id,
+        flags,
+    })
 }
 
 #[cfg(test)]
@@ -48,14 +160,15 @@ mod tests {
     #[test]
     fn a_traceparent_gives_its_trace_id() {
         let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
-        assert_eq!(
-            trace_id(&format!("00-{trace}-00f067aa0ba902b7-01")),
-            Some(trace)
-        );
-        assert_eq!(
-            trace_id(&format!("01-{trace}-00f067aa0ba902b7-01-more")),
-            Some(trace)
-        );
+        let parent = Parent {
+            trace_id: trace,
+            parent_id: "00f067aa0ba902b7",
+            flags: 1,
+        };
+        let traceparent = format!("00-{trace}-00f067aa0ba902b7-01");
+        assert_eq!(parse(&traceparent), Some(parent));
+        let later = format!("01-{trace}-00f067aa0ba902b7-01-more");
+        assert_eq!(parse(&later).map(|parent| parent.trace_id), Some(trace));
     }
 
     #[test]
@@ -70,7 +183,7 @@ mod tests {
             "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra",
             "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",
         ] {
-            assert_eq!(trace_id(traceparent), None, "{traceparent:?}");
+            assert_eq!(parse(traceparent), None, "{traceparent:?}");
         }
     }
 

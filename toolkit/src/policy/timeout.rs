@@ -83,3 +83,32 @@ impl Drop for Waiting<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_time_spent_waiting_for_the_user_is_counted() {
+        let time = UserTime::default();
+        assert_eq!(time.spent(), Duration::ZERO);
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(
+            time.spent(),
+            Duration::ZERO,
+            "time not waiting is the call's"
+        );
+        {
+            let _waiting = time.waiting();
+            std::thread::sleep(Duration::from_millis(30));
+            assert!(
+                time.spent() >= Duration::from_millis(30),
+                "a wait counts as it goes"
+            );
+        }
+        let after = time.spent();
+        assert!(after >= Duration::from_millis(30));
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(time.spent(), after, "an ended wait counts no more");
+    }
+}
