@@ -3,8 +3,8 @@
 //! - a write held up past `--timeout` is answered `Timed Out` and leaves the reviews as they
 //!   were, on SQLite (a writer of the test's holds the file's write lock) and on PostgreSQL (a
 //!   transaction of the test's holds the table's lock), once the lock is let go as well;
-//! - `--rate-limit` limits each token on its own over HTTP, the limit fills again after its
-//!   period, and `/metrics` counts the refusals, and every call in OpenTelemetry's
+//! - `--rate-limit` limits each token on its own over HTTP, a tool's value wins over the one
+//!   for every tool whatever their order, the limit fills again after its period, and `/metrics` counts the refusals, and every call in OpenTelemetry's
 //!   `mcp_server_operation_duration` with tool errors as failures.
 //!
 //! The PostgreSQL test is marked ignored where PostgreSQL is not installed (outside CI).
@@ -142,7 +142,7 @@ async fn each_token_has_its_own_rate_limit_which_fills_again() {
             "--tokens",
             &tokens,
             "--rate-limit",
-            "movies_get=3/2s",
+            "movies_get=3/2s,1/hour",
             "--metrics-address",
             metrics_address,
         ],
@@ -172,6 +172,12 @@ async fn each_token_has_its_own_rate_limit_which_fills_again() {
             .call("reviews_list", json!({ "movieId": movie }))
             .await
             .is_error()
+    );
+    // The value for every tool limits the others, though written after `movies_get`'s.
+    let again = alice.call("movies_search", json!({ "limit": 1 })).await;
+    assert_eq!(
+        again.text(),
+        "Rate Limited: movies_search may be called once an hour; try again in 3600 s."
     );
 
     // Two seconds fill Alice's bucket again.

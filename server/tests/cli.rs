@@ -1,5 +1,5 @@
-//! Runs the built binary's commands (`seed`, `call`, `tools`) the way a user types them, and
-//! checks the build setting of its allocator.
+//! Runs the built binary's commands (`seed`, `call`, `tools`, `--help`) the way a user types
+//! them, and checks the build setting of its allocator.
 
 use std::path::Path;
 use std::process::ExitStatus;
@@ -148,6 +148,23 @@ fn tools_prints_every_tool() {
         .collect();
     names.sort_unstable();
     assert_eq!(names, tool_names(), "exactly the tools the server declares");
+}
+
+/// The help states the time limit and each tool's rate limit, as docs/operating.md and the
+/// README promise them.
+#[test]
+fn the_help_states_the_time_and_rate_limits_of_each_tool() {
+    let dir = TempDir::new("help");
+    let mut command = command(dir.path());
+    command.arg("--help");
+    let run = run(command);
+    assert!(run.status.success(), "--help failed: {}", run.stderr);
+    let help = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("[default: 30s]"), "{help}");
+    let limits = "[default: each tool's own: movies_search 600 times a minute, authors_search \
+                  600 times a minute, movies_get 600 times a minute, reviews_list 600 times a \
+                  minute, reviews_write 120 times a minute, reviews_delete 60 times a minute]";
+    assert!(help.contains(limits), "{help}");
 }
 
 /// `call` exits 1 with a Validation Failed text for bad arguments and 0 for good ones.

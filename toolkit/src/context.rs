@@ -126,6 +126,41 @@ struct Sent {
 /// may report (MCP asks that progress grow with every notification).
 const MAX_BEATS: u32 = 1024;
 
+impl Progress {
+    /// The heartbeat due for a call that started at `started`, if `every` has passed since
+    /// the last notification, noted as sent: `Err` with when the next is due if it has not;
+    /// `Ok(None)` when the heartbeats have run out of room below the tool's next count (the
+    /// next is then due `every` later, and stays silent).
+    fn beat(&self, started: Instant, every: Duration) -> Result<Option<Sent>, Instant> {
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        let due = last.map_or(started, |sent| sent.at) + every;
+        if now < due {
+            return Err(due);
+        }
+        let beat = match *last {
+            None => Sent {
+                at: now,
+                done: 0.0,
+                total: None,
+                beats: 1,
+            },
+            Some(sent) if sent.beats + 1 < MAX_BEATS => Sent {
+                at: now,
+                done: sent.done + 1.0 / f64::from(MAX_BEATS),
+                total: sent.total,
+                beats: sent.beats + 1,
+            },
+            Some(sent) => {
+                *last = Some(Sent { at: now, ..sent });
+                return Ok(None);
+            }
+        };
+        *last = Some(beat);
+        Ok(Some(beat))
+    }
+}
+
 impl Context {
     /// The context of a call rmcp is serving. What the client is and can do is read only for
     /// a tool that may ask its user (`confirming`): the other calls need not copy it.
@@ -245,42 +280,14 @@ impl Context {
         };
         let started = Instant::now();
         loop {
-            let last = *progress.last.lock().unwrap_or_else(PoisonError::into_inner);
-            let due = last.map_or(started, |sent| sent.at) + every;
-            if Instant::now() < due {
-                tokio::time::sleep_until(due.into()).await;
-                continue;
-            }
-            let beat = {
-                let mut last = progress.last.lock().unwrap_or_else(PoisonError::into_inner);
-                let beat = match *last {
-                    None => Some(Sent {
-                        at: Instant::now(),
-                        done: 0.0,
-                        total: None,
-                        beats: 1,
-                    }),
-                    Some(sent) if sent.beats + 1 < MAX_BEATS => Some(Sent {
-                        at: Instant::now(),
-                        done: sent.done + 1.0 / f64::from(MAX_BEATS),
-                        total: sent.total,
-                        beats: sent.beats + 1,
-                    }),
-                    // No more room below the tool's next count: wait on, silent.
-                    Some(sent) => {
-                        *last = Some(Sent {
-                            at: Instant::now(),
-                            ..sent
-                        });
-                        None
-                    }
-                };
-                if let Some(beat) = beat {
-                    *last = Some(beat);
+            let beat = match progress.beat(started, every) {
+                Err(due) => {
+                    tokio::time::sleep_until(due.into()).await;
+                    continue;
                 }
-                beat
+                Ok(None) => continue,
+                Ok(Some(beat)) => beat,
             };
-            let Some(beat) = beat else { continue };
             let mut notification =
                 ProgressNotificationParam::new(progress.token.clone(), beat.done);
             notification.total = beat.total;

@@ -116,11 +116,7 @@ impl<'a> ToolCall<'a> {
 
     /// The answer a client gets for `error`.
     pub(crate) fn answer(&self, error: ToolError) -> Answer {
-        let (result, outcome) = crate::route::encode::<()>(self.spec.name, Err(error), self.labels);
-        Answer {
-            response: result.into(),
-            outcome,
-        }
+        crate::route::answer::<()>(self.spec.name, Err(error), self.labels)
     }
 }
 

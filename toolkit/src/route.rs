@@ -162,7 +162,7 @@ where
 }
 
 /// How a call that did not fail ended.
-enum Ran<O> {
+pub(crate) enum Ran<O> {
     /// The tool ran.
     Done(O),
     /// The user is to confirm the call first: the client retries with the answer.
@@ -170,7 +170,7 @@ enum Ran<O> {
 }
 
 /// What a client gets for how a call ran.
-fn answer<O: serde::Serialize>(
+pub(crate) fn answer<O: serde::Serialize>(
     tool: &str,
     ran: Result<Ran<O>, ToolError>,
     labels: Labels,
@@ -234,7 +234,7 @@ where
 }
 
 /// The result a client gets for `outcome`, and how the call ended.
-pub(crate) fn encode<O: serde::Serialize>(
+fn encode<O: serde::Serialize>(
     tool: &str,
     outcome: Result<O, ToolError>,
     labels: Labels,

@@ -19,16 +19,9 @@ pub fn integral(number: &Number) -> Option<i128> {
     (float.is_finite() && float.fract() == 0.0).then_some(float as i128)
 }
 
-/// `value` as a JSON integer where `i64` or `u64` holds it, else as the nearest float.
-pub fn exact_integer(value: i128) -> Value {
-    if let Ok(signed) = i64::try_from(value) {
-        json!(signed)
-    } else if let Ok(unsigned) = u64::try_from(value) {
-        json!(unsigned)
-    } else {
-        float(value as f64)
-    }
-}
+/// `value` as a JSON integer where `i64` or `u64` holds it, else as the nearest float: as the
+/// toolkit writes a declared integer.
+pub(crate) use crate::arg::integer_json as exact_integer;
 
 /// A JSON float (`5.0` stays a float, not the integer 5).
 pub fn float(value: f64) -> Value {
