@@ -60,6 +60,8 @@ pub enum Outcome {
     rate_limited,
     /// Ran, but its result was larger than the server sends.
     too_large,
+    /// Refused: its `idempotencyKey` was used for a call with other arguments.
+    conflict,
     unexpected,
 }
 
@@ -76,6 +78,7 @@ impl Outcome {
             CallOutcome::TimedOut => Outcome::timed_out,
             CallOutcome::RateLimited => Outcome::rate_limited,
             CallOutcome::TooLarge => Outcome::too_large,
+            CallOutcome::Conflict => Outcome::conflict,
             CallOutcome::AskedUser => return None,
             _ => Outcome::unexpected,
         })
@@ -375,6 +378,7 @@ mod tests {
             (CallOutcome::TimedOut, Some(Outcome::timed_out)),
             (CallOutcome::RateLimited, Some(Outcome::rate_limited)),
             (CallOutcome::TooLarge, Some(Outcome::too_large)),
+            (CallOutcome::Conflict, Some(Outcome::conflict)),
             (CallOutcome::Unexpected, Some(Outcome::unexpected)),
         ];
         for (outcome, label) in labels {

@@ -141,6 +141,10 @@ impl crate::rule::Rule for EmailRule {
     }
 
     fn publish(&self, _: &mut JsonMap<String, JsonValue>) {}
+
+    fn name(&self) -> &'static str {
+        "format"
+    }
 }
 
 /// Whether toolkit was built with the `email` feature, which `format = "email"` needs.

@@ -147,12 +147,21 @@ impl<'a> Reading<'a> {
     /// Reports that the value is not of the type, or not one the type can hold:
     /// `Must be a string, not a number.` Always `None`, to return.
     pub fn refuse<T>(&mut self, sentence: impl Into<String>) -> Option<T> {
-        if self.declared && self.path.is_empty() {
-            self.violations.push_argument(self.name.clone(), sentence);
+        self.refuse_for("type", sentence)
+    }
+
+    /// Reports that the value breaks the rule named `rule` (see
+    /// [`Violation::rule`](crate::Violation::rule)): `format` for a value of the right JSON type
+    /// not in the type's form (a UUID, a date), `enum` for one not among a choice's values.
+    /// Always `None`, to return.
+    pub fn refuse_for<T>(&mut self, rule: &'static str, sentence: impl Into<String>) -> Option<T> {
+        let declared = self.declared && self.path.is_empty();
+        let place = if declared {
+            self.name.to_string()
         } else {
-            let place = self.wire_path();
-            self.violations.push(place, sentence);
-        }
+            self.wire_path()
+        };
+        self.violations.push_broken(place, declared, rule, sentence);
         None
     }
 
@@ -165,7 +174,7 @@ impl<'a> Reading<'a> {
                     Some(message) if self.path.is_empty() => message.to_owned(),
                     _ => sentence,
                 };
-                return self.refuse(sentence);
+                return self.refuse_for(rule.name(), sentence);
             }
         }
         Some(())

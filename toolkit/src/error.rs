@@ -1,8 +1,12 @@
 //! The ways a tool call can fail, and the exact text a model reads for each.
 
+mod envelope;
+
 use std::fmt;
 
 use uuid::Uuid;
+
+pub use envelope::{ERROR_META_KEY, ErrorKind, error_envelope_schema};
 
 use crate::{Entity, Tool};
 
@@ -69,6 +73,10 @@ pub enum ToolError {
         /// Whether the tool changes nothing, so asking again for less is safe.
         read_only: bool,
     },
+    /// The call contradicts another, and nothing ran: the text is the client's to read as it
+    /// is (`Conflict: …`). What a call answers whose `idempotencyKey` was used for a call with
+    /// other arguments.
+    Conflict(String),
     /// A [`Layer`](crate::Layer) refused the call: the text is its own, as the client reads
     /// it (`Forbidden: …`). Nothing ran.
     Refused(String),
@@ -99,6 +107,11 @@ impl ToolError {
     /// [`Layer`](crate::Layer) answers a call it does not let through.
     pub fn refused(message: impl Into<String>) -> Self {
         ToolError::Refused(message.into())
+    }
+
+    /// A conflict with another call, in the server's own words (`Conflict: …`).
+    pub fn conflict(message: impl Into<String>) -> Self {
+        ToolError::Conflict(message.into())
     }
 
     /// An unexpected failure with its cause, for the log.
@@ -163,7 +176,7 @@ impl fmt::Display for ToolError {
                     ),
                 }
             }
-            ToolError::Refused(message) => f.write_str(message),
+            ToolError::Conflict(message) | ToolError::Refused(message) => f.write_str(message),
             ToolError::Unexpected(cause) => write!(f, "unexpected failure: {cause}"),
         }
     }
@@ -236,9 +249,17 @@ pub struct Violation {
     /// Whether `argument` is a tool's own argument, which a message names in the server's
     /// [`Labels`] style.
     pub declared: bool,
+    /// The rule that broke, by the name a program reads in the error's `violations`:
+    /// `required`, `type`, `format`, `enum`, `unknown`, a declared rule's
+    /// ([`Rule::name`](crate::rule::Rule::name)), a group's (`one_of`, `any_of`,
+    /// `conflicts_with`, `requires`), `each`, or `custom` for one the tool checks itself.
+    pub rule: &'static str,
     /// A sentence ending in a full stop.
     pub sentence: String,
 }
+
+/// The rule name of a broken rule that a tool checks itself ([`ToolError::invalid`]).
+const CUSTOM: &str = "custom";
 
 /// Every rule one call broke, in argument order, then undeclared names in request order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -248,21 +269,30 @@ pub struct Violations {
 }
 
 impl Violations {
-    /// Adds a broken rule at a place shown as it is: a place inside an argument, or a name the
-    /// tool does not declare.
+    /// Adds a broken rule of the tool's own (rule `custom`) at a place shown as it is: a place
+    /// inside an argument, or a name the tool does not declare.
     pub fn push(&mut self, place: impl Into<String>, sentence: impl Into<String>) {
-        self.broken.push(Violation {
-            argument: place.into(),
-            declared: false,
-            sentence: sentence.into(),
-        });
+        self.push_broken(place, false, CUSTOM, sentence);
     }
 
-    /// Adds a broken rule of a tool's own argument, by its wire name (`movieId`).
+    /// Adds a broken rule of the tool's own (rule `custom`) of a tool's own argument, by its
+    /// wire name (`movieId`).
     pub fn push_argument(&mut self, name: impl Into<String>, sentence: impl Into<String>) {
+        self.push_broken(name, true, CUSTOM, sentence);
+    }
+
+    /// Adds the broken rule named `rule` at `place`, a tool's own argument when `declared`.
+    pub(crate) fn push_broken(
+        &mut self,
+        place: impl Into<String>,
+        declared: bool,
+        rule: &'static str,
+        sentence: impl Into<String>,
+    ) {
         self.broken.push(Violation {
-            argument: name.into(),
-            declared: true,
+            argument: place.into(),
+            declared,
+            rule,
             sentence: sentence.into(),
         });
     }

@@ -93,39 +93,57 @@ pub fn schema(args: &[ArgSpec], groups: &[Group], schema: &mut Map<String, Value
     }
 }
 
-/// The sentence for each broken group, given which fields were given (`given(index)`).
-pub fn broken(args: &[ArgSpec], groups: &[Group], given: impl Fn(usize) -> bool) -> Vec<String> {
+/// The rule's name (`one_of`, `any_of`, `conflicts_with`, `requires`) and the sentence for each
+/// broken group, given which fields were given (`given(index)`).
+pub fn broken(
+    args: &[ArgSpec],
+    groups: &[Group],
+    given: impl Fn(usize) -> bool,
+) -> Vec<(&'static str, String)> {
     let names = |indexes: &[usize]| join_or(indexes.iter().map(|&i| name(args, i)), "or");
+    let sentence = |group: Group| match group {
+        Group::OneOf(indexes) => {
+            let sent: Vec<usize> = indexes.iter().copied().filter(|&i| given(i)).collect();
+            match sent.len() {
+                1 => None,
+                0 => Some(format!("Give exactly one of {}.", names(indexes))),
+                _ if indexes.len() == 2 => {
+                    Some(format!("Give exactly one of {}, not both.", names(indexes)))
+                }
+                _ => Some(format!(
+                    "Give exactly one of {}, not {}.",
+                    names(indexes),
+                    join_or(sent.iter().map(|&i| name(args, i)), "and")
+                )),
+            }
+        }
+        Group::AnyOf(indexes) => (!indexes.iter().any(|&i| given(i)))
+            .then(|| format!("Give at least one of {}.", names(indexes))),
+        Group::Conflicts(first, second) => (given(first) && given(second))
+            .then(|| format!("Give at most one of {}.", names(&[first, second]))),
+        Group::Requires(first, second) => (given(first) && !given(second)).then(|| {
+            format!(
+                "Give {} with {}, or leave {} out.",
+                name(args, second),
+                name(args, first),
+                name(args, first)
+            )
+        }),
+    };
     groups
         .iter()
-        .filter_map(|group| match *group {
-            Group::OneOf(indexes) => {
-                let sent: Vec<usize> = indexes.iter().copied().filter(|&i| given(i)).collect();
-                match sent.len() {
-                    1 => None,
-                    0 => Some(format!("Give exactly one of {}.", names(indexes))),
-                    _ if indexes.len() == 2 => {
-                        Some(format!("Give exactly one of {}, not both.", names(indexes)))
-                    }
-                    _ => Some(format!(
-                        "Give exactly one of {}, not {}.",
-                        names(indexes),
-                        join_or(sent.iter().map(|&i| name(args, i)), "and")
-                    )),
-                }
-            }
-            Group::AnyOf(indexes) => (!indexes.iter().any(|&i| given(i)))
-                .then(|| format!("Give at least one of {}.", names(indexes))),
-            Group::Conflicts(first, second) => (given(first) && given(second))
-                .then(|| format!("Give at most one of {}.", names(&[first, second]))),
-            Group::Requires(first, second) => (given(first) && !given(second)).then(|| {
-                format!(
-                    "Give {} with {}, or leave {} out.",
-                    name(args, second),
-                    name(args, first),
-                    name(args, first)
-                )
-            }),
-        })
+        .filter_map(|&group| Some((group.name(), sentence(group)?)))
         .collect()
+}
+
+impl Group {
+    /// The group's name, as declared: `one_of`, `any_of`, `conflicts_with`, `requires`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::OneOf(_) => "one_of",
+            Group::AnyOf(_) => "any_of",
+            Group::Conflicts(..) => "conflicts_with",
+            Group::Requires(..) => "requires",
+        }
+    }
 }

@@ -116,7 +116,7 @@ impl<'a> ToolCall<'a> {
 
     /// The answer a client gets for `error`.
     pub(crate) fn answer(&self, error: ToolError) -> Answer {
-        crate::route::answer::<()>(self.spec.name, Err(error), self.labels)
+        crate::route::answer::<()>(self.spec, Err(error), self.labels)
     }
 }
 

@@ -134,7 +134,9 @@ pub use confirm::{
     StateKeyError, StateKeys,
 };
 pub use context::{Caller, Cancellation, Context, PROGRESS_INTERVAL};
-pub use error::{Labels, ToolError, Violation, Violations};
+pub use error::{
+    ERROR_META_KEY, ErrorKind, Labels, ToolError, Violation, Violations, error_envelope_schema,
+};
 pub use layer::{Answer, Layer, Next, ToolCall};
 pub use outcome::{CallOutcome, CallRecord};
 pub use policy::RateLimit;

@@ -38,6 +38,9 @@ pub enum CallOutcome {
     TooLarge,
     /// A [`Layer`](crate::Layer) refused the call: nothing ran.
     Refused,
+    /// The call contradicted another (an `idempotencyKey` used for other arguments): nothing
+    /// ran.
+    Conflict,
     /// Anything else: the client got `Something unexpected happened` and a reference.
     Unexpected,
 }
@@ -55,13 +58,14 @@ impl CallOutcome {
             ToolError::RateLimited { .. } => CallOutcome::RateLimited,
             ToolError::TooLarge { .. } => CallOutcome::TooLarge,
             ToolError::Refused(_) => CallOutcome::Refused,
+            ToolError::Conflict(_) => CallOutcome::Conflict,
             ToolError::Unexpected(_) => CallOutcome::Unexpected,
         }
     }
 
     /// The outcome as a short snake_case word, for a metric's label or a log field: `ok`,
     /// `invalid`, `not_found`, `cancelled`, `declined`, `unconfirmed`, `asked_user`,
-    /// `timed_out`, `rate_limited`, `too_large`, `refused`, `unexpected`.
+    /// `timed_out`, `rate_limited`, `too_large`, `refused`, `conflict`, `unexpected`.
     pub fn as_str(self) -> &'static str {
         match self {
             CallOutcome::Ok => "ok",
@@ -75,6 +79,7 @@ impl CallOutcome {
             CallOutcome::RateLimited => "rate_limited",
             CallOutcome::TooLarge => "too_large",
             CallOutcome::Refused => "refused",
+            CallOutcome::Conflict => "conflict",
             CallOutcome::Unexpected => "unexpected",
         }
     }

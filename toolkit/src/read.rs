@@ -112,7 +112,7 @@ impl<'a> Fields<'a> {
             // no other presence.
             _ => {
                 let sentence = format!("This {} is required.", self.noun());
-                self.report(arg, sentence);
+                self.report(arg, "required", sentence);
                 None
             }
         }
@@ -144,7 +144,7 @@ impl<'a> Fields<'a> {
                 },
                 str::to_owned,
             );
-            self.report(arg, sentence);
+            self.report(arg, "required", sentence);
             return None;
         }
         Some(None)
@@ -205,7 +205,7 @@ impl<'a> Fields<'a> {
         if unreported > 0 {
             let place = self.path.clone().unwrap_or_default();
             let sentence = format!("{} more values break their rules.", thousands(unreported));
-            self.violations.push(place, sentence);
+            self.violations.push_broken(place, false, "each", sentence);
         }
         (reported == 0 && unreported == 0).then(|| from_entries(entries))
     }
@@ -244,14 +244,11 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// Reports a problem of `arg` itself (not of its value).
-    fn report(&mut self, arg: &'static ArgSpec, sentence: String) {
+    /// Reports a problem of `arg` itself (not of its value): the rule named `rule` broke.
+    fn report(&mut self, arg: &'static ArgSpec, rule: &'static str, sentence: String) {
         let place = self.place(arg);
-        if self.path.is_none() {
-            self.violations.push_argument(place, sentence);
-        } else {
-            self.violations.push(place, sentence);
-        }
+        let declared = self.path.is_none();
+        self.violations.push_broken(place, declared, rule, sentence);
     }
 
     fn read<T>(&mut self, arg: &'static ArgSpec, raw: &Value, read: Read<T>) -> Option<T> {
@@ -268,8 +265,9 @@ impl<'a> Fields<'a> {
         }
         let broken = group::broken(self.args, self.groups, |index| self.given(index).is_some());
         let place = self.path.clone().unwrap_or_default();
-        for sentence in broken {
-            self.violations.push(place.clone(), sentence);
+        for (rule, sentence) in broken {
+            self.violations
+                .push_broken(place.clone(), false, rule, sentence);
         }
     }
 
@@ -290,8 +288,8 @@ impl<'a> Fields<'a> {
                 None => echo_name(name),
                 Some(path) => format!("{path}.{}", echo_name(name)),
             };
-            self.violations
-                .push(at, unknown_name_sentence(args, name, nested));
+            let sentence = unknown_name_sentence(args, name, nested);
+            self.violations.push_broken(at, false, "unknown", sentence);
         }
         let more = unknown.count();
         if more > 0 {
@@ -305,7 +303,7 @@ impl<'a> Fields<'a> {
                     "Not fields of this object.",
                 ),
             };
-            self.violations.push(at, sentence);
+            self.violations.push_broken(at, false, "unknown", sentence);
         }
     }
 

@@ -86,7 +86,7 @@ where
         // Only a client that can ask its user is asked, and a detached context has no client.
         _ => {
             let error = ToolError::unexpected("a call without a client asked for input");
-            encode::<()>(T::SPEC.name, Err(error), Labels::WireNames).0
+            encode::<()>(T::SPEC, Err(error), Labels::WireNames).0
         }
     }
 }
@@ -119,7 +119,7 @@ where
     let answered = async {
         let tool = match crate::parse::<T>(arguments) {
             Ok(tool) => tool,
-            Err(error) => return answer::<T::Output>(T::SPEC.name, Err(error), labels),
+            Err(error) => return answer::<T::Output>(T::SPEC, Err(error), labels),
         };
         let empty = JsonObject::new();
         let arguments = arguments.unwrap_or(&empty);
@@ -133,14 +133,14 @@ where
         let next = Next {
             layers: &routing.layers,
             call: &call,
-            tool: Box::pin(async move { answer(T::SPEC.name, ran.await, labels) }),
+            tool: Box::pin(async move { answer(T::SPEC, ran.await, labels) }),
         };
         next.run().await
     };
     // A cancelled call is dropped where it waits: whatever it holds is dropped with it.
     let answer = tokio::select! {
         biased;
-        () = context.cancelled() => answer::<()>(T::SPEC.name, Err(ToolError::Cancelled), labels),
+        () = context.cancelled() => answer::<()>(T::SPEC, Err(ToolError::Cancelled), labels),
         answer = answered => answer,
         () = context.heartbeat(routing.heartbeat) => unreachable!("a heartbeat beats on"),
     };
@@ -171,18 +171,18 @@ pub(crate) enum Ran<O> {
 
 /// What a client gets for how a call ran.
 pub(crate) fn answer<O: serde::Serialize>(
-    tool: &str,
+    spec: &'static ToolSpec,
     ran: Result<Ran<O>, ToolError>,
     labels: Labels,
 ) -> Answer {
     let (response, outcome) = match ran {
         Ok(Ran::Asking(input_required)) => (input_required.into(), CallOutcome::AskedUser),
         Ok(Ran::Done(output)) => {
-            let (result, outcome) = encode(tool, Ok(output), labels);
+            let (result, outcome) = encode(spec, Ok(output), labels);
             (result.into(), outcome)
         }
         Err(error) => {
-            let (result, outcome) = encode::<O>(tool, Err(error), labels);
+            let (result, outcome) = encode::<O>(spec, Err(error), labels);
             (result.into(), outcome)
         }
     };
@@ -233,9 +233,9 @@ where
     ))
 }
 
-/// The result a client gets for `outcome`, and how the call ended.
+/// The result a client gets for `outcome` of a call of the tool `spec`, and how the call ended.
 fn encode<O: serde::Serialize>(
-    tool: &str,
+    spec: &'static ToolSpec,
     outcome: Result<O, ToolError>,
     labels: Labels,
 ) -> (CallToolResult, CallOutcome) {
@@ -246,18 +246,29 @@ fn encode<O: serde::Serialize>(
         Err(error) => error,
     };
     let outcome = CallOutcome::of_error(&error);
-    let text = match error {
-        ToolError::Unexpected(cause) => {
-            let reference = new_reference();
+    // A retry cannot repeat a change of a tool that makes none, or makes it once.
+    let retry_safe = spec.hints.read_only || spec.hints.idempotent;
+    (error_result(spec.name, error, retry_safe), outcome)
+}
+
+/// The error result a client gets for `error` of a call of `tool`: the text a model reads, and
+/// the envelope a program reads in `_meta` ([`ERROR_META_KEY`](crate::ERROR_META_KEY)). An
+/// unexpected failure's cause goes to the log, under the reference the client gets.
+fn error_result(tool: &str, error: ToolError, retry_safe: bool) -> CallToolResult {
+    let reference = matches!(error, ToolError::Unexpected(_)).then(new_reference);
+    let envelope = error.envelope(retry_safe, reference.as_deref());
+    let text = match (error, &reference) {
+        (ToolError::Unexpected(cause), Some(reference)) => {
             tracing::error!(tool, reference, cause = %cause, "tool call failed");
             format!("Error: Something unexpected happened. Reference: {reference}.")
         }
-        known => known.to_string(),
+        (known, _) => known.to_string(),
     };
-    (
-        CallToolResult::error(vec![ContentBlock::text(text)]),
-        outcome,
-    )
+    let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
+    let mut meta = JsonObject::new();
+    meta.insert(crate::ERROR_META_KEY.to_owned(), envelope);
+    result.meta = Some(rmcp::model::MetaObject(meta));
+    result
 }
 
 /// A successful result: `output` as `structuredContent`, and the same JSON as its text. The text
@@ -314,15 +325,17 @@ where
     match params.and_then(|params| params.get("arguments")) {
         Some(arguments) if !arguments.is_object() && !arguments.is_null() => {
             let mut violations = Violations::default();
-            violations.push_argument(
+            violations.push_broken(
                 "arguments",
+                true,
+                "type",
                 format!(
                     "Must be an object of named arguments, not {}.",
                     json_type(arguments)
                 ),
             );
-            let text = ToolError::Invalid(violations.labelled(labels)).to_string();
-            Ok(CallToolResult::error(vec![ContentBlock::text(text)]))
+            let error = ToolError::Invalid(violations.labelled(labels));
+            Ok(error_result(name, error, false))
         }
         // rmcp could not read the call for another reason (its `_meta`, say). The message does
         // not echo what was sent: protocol errors are logged.

@@ -49,4 +49,9 @@ pub trait Rule: Any + Debug + Sync {
 
     /// Writes the rule's JSON Schema keywords into the argument's property (`maxLength`).
     fn publish(&self, property: &mut Map<String, Value>);
+
+    /// The rule's name in the `violations` of an error a program reads (see the guide's
+    /// "Errors a program can read"): `range`, `length`, `pattern`, `format`, `items`,
+    /// `entries`.
+    fn name(&self) -> &'static str;
 }

@@ -62,8 +62,9 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+pub use crate::ErrorKind;
 pub use agreement::{Agreement, check_agreement};
-pub use call::{CallResult, ErrorKind, Progress};
+pub use call::{CallResult, Progress};
 pub use pending::PendingCall;
 
 use crate::{Caller, Handler, Server};

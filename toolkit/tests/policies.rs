@@ -249,7 +249,7 @@ async fn a_result_over_the_cap_asks_for_less_or_says_the_change_is_kept() {
             .is_error()
     );
     let refused = client.call("echo", json!({ "length": 1000 })).await;
-    assert_eq!(refused.error_kind(), Some(ErrorKind::TooLarge));
+    assert_eq!(refused.error_kind(), Some(ErrorKind::Refused));
     assert_eq!(
         refused.text(),
         "Result Too Large: the result of echo is 1,011 bytes, more than the 100 this server \

@@ -74,14 +74,17 @@ pub fn read<C: Choice>(value: &Value, rules: &Rules, at: &mut Reading<'_>) -> Op
         return read_number(value, numbers, &names, rules, at);
     }
     let Some(text) = value.as_str() else {
-        return at.refuse(format!("Must be one of {names}, not {}.", json_type(value)));
+        return at.refuse_for(
+            "enum",
+            format!("Must be one of {names}, not {}.", json_type(value)),
+        );
     };
     let Some(index) = C::NAMES.iter().position(|name| *name == text) else {
         let mut sentence = format!("Must be one of {names}, not {}.", quoted(text));
         if let Some(meant) = did_you_mean::closest(text, C::NAMES.iter().copied()) {
             sentence.push_str(&format!(" Did you mean {meant}?"));
         }
-        return at.refuse(sentence);
+        return at.refuse_for("enum", sentence);
     };
     at.check(value, rules)?;
     C::from_index(index)
@@ -96,7 +99,10 @@ fn read_number<C: Choice>(
     at: &mut Reading<'_>,
 ) -> Option<C> {
     let Value::Number(number) = value else {
-        return at.refuse(format!("Must be one of {names}, not {}.", json_type(value)));
+        return at.refuse_for(
+            "enum",
+            format!("Must be one of {names}, not {}.", json_type(value)),
+        );
     };
     // An integral float is the integer it equals, as JSON Schema's `enum` compares numbers.
     let index = numbers.iter().position(|&candidate| {
@@ -106,7 +112,7 @@ fn read_number<C: Choice>(
                 .is_some_and(|float| number.is_f64() && float == candidate as f64)
     });
     let Some(index) = index else {
-        return at.refuse(format!("Must be one of {names}, not {number}."));
+        return at.refuse_for("enum", format!("Must be one of {names}, not {number}."));
     };
     at.check(value, rules)?;
     C::from_index(index)

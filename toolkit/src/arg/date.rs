@@ -27,7 +27,7 @@ impl Arg for NaiveDate {
         };
         let date = full_date(text).then(|| NaiveDate::parse_from_str(text, "%Y-%m-%d").ok());
         let Some(date) = date.flatten() else {
-            return at.refuse(format!("{DATE_FORM}, not {}.", quoted(text)));
+            return at.refuse_for("format", format!("{DATE_FORM}, not {}.", quoted(text)));
         };
         at.check(value, rules)?;
         Some(date)
@@ -73,7 +73,7 @@ fn read_date_time(
         .flatten()
         .filter(|time| !leap_second(text) || at_a_leap_second(time));
     let Some(time) = time else {
-        return at.refuse(format!("{DATE_TIME_FORM}, not {}.", quoted(text)));
+        return at.refuse_for("format", format!("{DATE_TIME_FORM}, not {}.", quoted(text)));
     };
     at.check(value, rules)?;
     Some(time)

@@ -186,7 +186,7 @@ pub fn read_tagged<'a, U: Union>(
                 if let Some(meant) = did_you_mean::closest(text, names()) {
                     sentence.push_str(&format!(" Did you mean {meant}?"));
                 }
-                return refuse_tag(at, tag, sentence);
+                return refuse_tag(at, tag, "enum", sentence);
             }
         },
         None | Some(Value::Null) => {
@@ -194,7 +194,7 @@ pub fn read_tagged<'a, U: Union>(
                 "This field is required: it says which kind of object this is, {}.",
                 join_or(names(), "or")
             );
-            return refuse_tag(at, tag, sentence);
+            return refuse_tag(at, tag, "required", sentence);
         }
         Some(other) => {
             let sentence = format!(
@@ -202,7 +202,7 @@ pub fn read_tagged<'a, U: Union>(
                 names().collect::<Vec<_>>().join(", "),
                 json_type(other)
             );
-            return refuse_tag(at, tag, sentence);
+            return refuse_tag(at, tag, "enum", sentence);
         }
     };
     let branch = U::BRANCHES.get(index)?;
@@ -213,9 +213,14 @@ pub fn read_tagged<'a, U: Union>(
 }
 
 /// Reports a problem of the tag itself, under its place (`source.type`).
-fn refuse_tag<T>(at: &mut Reading<'_>, tag: &str, sentence: String) -> Option<T> {
+fn refuse_tag<T>(
+    at: &mut Reading<'_>,
+    tag: &str,
+    rule: &'static str,
+    sentence: String,
+) -> Option<T> {
     let place = format!("{}.{tag}", at.wire_path());
-    at.violations().push(place, sentence);
+    at.violations().push_broken(place, false, rule, sentence);
     None
 }
 

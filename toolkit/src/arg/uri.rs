@@ -19,7 +19,7 @@ impl Arg for Uri<String> {
             return at.refuse(format!("{FORM}, not {}.", json_type(value)));
         };
         let Ok(uri) = Uri::parse(text.to_owned()) else {
-            return at.refuse(format!("{FORM}, not {}.", quoted(text)));
+            return at.refuse_for("format", format!("{FORM}, not {}.", quoted(text)));
         };
         at.check(value, rules)?;
         Some(uri)

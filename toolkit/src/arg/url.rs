@@ -24,18 +24,18 @@ impl Arg for Url {
             return at.refuse(format!("{FORM}, not {}.", json_type(value)));
         };
         if Uri::parse(text).is_err() {
-            return at.refuse(format!("{FORM}, not {}.", quoted(text)));
+            return at.refuse_for("format", format!("{FORM}, not {}.", quoted(text)));
         }
         let url = match Url::parse(text) {
             Ok(url) => url,
             // An RFC 3986 port is any run of digits; a URL's must fit 16 bits.
             Err(url::ParseError::InvalidPort) => {
-                return at.refuse(format!(
-                    "Must have a port from 0 to 65535, not {}.",
-                    quoted(text)
-                ));
+                return at.refuse_for(
+                    "format",
+                    format!("Must have a port from 0 to 65535, not {}.", quoted(text)),
+                );
             }
-            Err(_) => return at.refuse(format!("{FORM}, not {}.", quoted(text))),
+            Err(_) => return at.refuse_for("format", format!("{FORM}, not {}.", quoted(text))),
         };
         at.check(value, rules)?;
         Some(url)

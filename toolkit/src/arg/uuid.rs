@@ -18,7 +18,10 @@ impl Arg for Uuid {
             return at.refuse(format!("Must be a UUID string, not {}.", json_type(value)));
         };
         let Some(id) = hyphenated_uuid(text) else {
-            return at.refuse("Must be a UUID in the form 3f2504e0-4f89-11d3-9a0c-0305e82c3301.");
+            return at.refuse_for(
+                "format",
+                "Must be a UUID in the form 3f2504e0-4f89-11d3-9a0c-0305e82c3301.",
+            );
         };
         at.check(value, rules)?;
         Some(id)

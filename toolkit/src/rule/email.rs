@@ -22,6 +22,10 @@ use crate::arg::quoted;
 pub struct Email;
 
 impl Rule for Email {
+    fn name(&self) -> &'static str {
+        "format"
+    }
+
     fn check(&self, value: &Value) -> Result<(), String> {
         let Some(text) = value.as_str() else {
             return Ok(());

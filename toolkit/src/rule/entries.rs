@@ -24,6 +24,10 @@ pub struct EntryCount {
 pub trait Entries: Each {}
 
 impl Rule for EntryCount {
+    fn name(&self) -> &'static str {
+        "entries"
+    }
+
     fn check(&self, value: &Value) -> Result<(), String> {
         let Some(object) = value.as_object() else {
             return Ok(());

@@ -40,6 +40,10 @@ pub trait Each {
 }
 
 impl Rule for ItemCount {
+    fn name(&self) -> &'static str {
+        "items"
+    }
+
     fn check(&self, value: &Value) -> Result<(), String> {
         let Some(items) = value.as_array() else {
             return Ok(());

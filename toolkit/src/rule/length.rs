@@ -25,6 +25,10 @@ pub trait Characters {}
 impl Characters for String {}
 
 impl Rule for Length {
+    fn name(&self) -> &'static str {
+        "length"
+    }
+
     fn check(&self, value: &Value) -> Result<(), String> {
         let Some(text) = value.as_str() else {
             return Ok(());

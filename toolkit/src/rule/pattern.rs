@@ -61,6 +61,10 @@ fn compiled(rust: &'static str) -> Option<Regex> {
 }
 
 impl Rule for Pattern {
+    fn name(&self) -> &'static str {
+        "pattern"
+    }
+
     fn check(&self, value: &Value) -> Result<(), String> {
         let Some(text) = value.as_str() else {
             return Ok(());

@@ -133,6 +133,10 @@ impl Range {
 }
 
 impl Rule for Range {
+    fn name(&self) -> &'static str {
+        "range"
+    }
+
     fn check(&self, value: &Value) -> Result<(), String> {
         let Value::Number(number) = value else {
             return Ok(());

@@ -4,6 +4,8 @@
 use rmcp::model::CallToolResult;
 use serde_json::Value;
 
+use crate::ErrorKind;
+
 /// The result of one call: a tool's output, or its error, with the progress it reported.
 #[derive(Debug, Clone)]
 pub struct CallResult {
@@ -20,29 +22,6 @@ pub struct Progress {
     pub total: Option<f64>,
     /// What it is doing, if it said.
     pub message: Option<String>,
-}
-
-/// What kind of error a tool answered, by the first words of its text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ErrorKind {
-    /// `Validation Failed: …`: the arguments break the tool's rules.
-    Validation,
-    /// `Not Found: …`: an id names nothing.
-    NotFound,
-    /// `Cancelled: …`: the call was stopped, or the user declined to confirm it.
-    Cancelled,
-    /// `Error: Something unexpected happened. …`: the tool failed; the log has the cause.
-    Unexpected,
-    /// `Timed Out: …`: the call ran past its time limit and was stopped.
-    TimedOut,
-    /// `Rate Limited: …`: the caller had called the tool as often as it may for now.
-    RateLimited,
-    /// `Result Too Large: …`: the result was larger than the server sends.
-    TooLarge,
-    /// Any other error: the call was refused before it ran (a confirmation that expired, a
-    /// client that cannot ask the user when the server requires it, a layer's refusal).
-    Refused,
 }
 
 impl CallResult {
@@ -68,29 +47,21 @@ impl CallResult {
         self.result.structured_content.as_ref()
     }
 
-    /// The kind of error the tool answered; `None` when it succeeded.
+    /// The kind of error the tool answered, as its envelope says ([`error`](Self::error));
+    /// `None` when it succeeded, or answered no envelope.
     pub fn error_kind(&self) -> Option<ErrorKind> {
+        let kind = self.error()?.get("kind")?.as_str()?;
+        ErrorKind::from_name(kind)
+    }
+
+    /// What a program reads of the error the tool answered: the envelope in its `_meta`
+    /// (`{"kind": "validation", "retryable": false, "violations": [...]}`); `None` when it
+    /// succeeded.
+    pub fn error(&self) -> Option<&Value> {
         if !self.is_error() {
             return None;
         }
-        let text = self.text();
-        Some(if text.starts_with("Validation Failed:") {
-            ErrorKind::Validation
-        } else if text.starts_with("Not Found:") {
-            ErrorKind::NotFound
-        } else if text.starts_with("Cancelled:") {
-            ErrorKind::Cancelled
-        } else if text.starts_with("Error: Something unexpected happened.") {
-            ErrorKind::Unexpected
-        } else if text.starts_with("Timed Out:") {
-            ErrorKind::TimedOut
-        } else if text.starts_with("Rate Limited:") {
-            ErrorKind::RateLimited
-        } else if text.starts_with("Result Too Large:") {
-            ErrorKind::TooLarge
-        } else {
-            ErrorKind::Refused
-        })
+        self.result.meta.as_ref()?.0.get(crate::ERROR_META_KEY)
     }
 
     /// The progress the call reported, in the order sent.
