@@ -11,7 +11,7 @@ use crate::ast::{Input, has_unreadable_doc};
 use crate::attr::error_type;
 use crate::case::Case;
 use crate::ctxt::Ctxt;
-use crate::model::{Hints, Model};
+use crate::model::{Arg, Hints, Model};
 use crate::setting::{Setting, Slot};
 use args::check_args;
 
@@ -29,7 +29,7 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
     let missing = Missing::new(input);
     let attrs = &input.attrs;
     let case = rename_all(cx, attrs.rename_all.get());
-    Model {
+    let mut model = Model {
         ident: &original.ident,
         name: name(cx, input, &missing),
         title: title(cx, input, &missing),
@@ -49,10 +49,38 @@ pub fn check<'a>(cx: &mut Ctxt, input: &Input<'a>) -> Model<'a> {
             .and_then(|setting| policy(cx, setting, policy_syntax::duration)),
         rate_limit: (attrs.rate_limit.get())
             .and_then(|setting| policy(cx, setting, policy_syntax::rate)),
+        idempotency_key: false,
         output: output(input, &missing),
         args: check_args(cx, &input.fields, case),
         groups: groups::check_groups(cx, &input.fields, &attrs.groups),
+    };
+    model.idempotency_key = idempotency_key(cx, input, &model.args);
+    model
+}
+
+/// `idempotency_key`: a retry of a tool that changes nothing is safe already, and the argument
+/// it adds must not be one the tool declares.
+fn idempotency_key(cx: &mut Ctxt, input: &Input, args: &[Arg]) -> bool {
+    let attrs = &input.attrs;
+    let Some(setting) = attrs.idempotency_key.get().filter(|setting| setting.value) else {
+        return false;
+    };
+    if attrs.read_only.value() == Some(&true) {
+        cx.error_spanned_by(
+            &setting.key,
+            "a read-only tool changes nothing, so calling it again is safe without a key: drop \
+             `idempotency_key`, or `read_only` if the tool does change something",
+        );
     }
+    if let Some(arg) = args.iter().find(|arg| arg.wire_name == "idempotencyKey") {
+        cx.error_spanned_by(
+            arg.ident,
+            "`idempotency_key` gives the tool an argument named `idempotencyKey`, and this field \
+             has that name already: rename the field, or drop `idempotency_key` and read the \
+             key yourself",
+        );
+    }
+    true
 }
 
 /// Where a missing `#[tool(...)]` key is reported: on the attribute, or, without one, on the

@@ -47,7 +47,18 @@ fn emit(model: &Model) -> TokenStream {
     let ident = model.ident;
     let output = &model.output;
     let spec = spec(model);
-    let read_fields = read_fields(&model.args);
+    let mut read_fields = read_fields(&model.args);
+    if model.idempotency_key {
+        // Read as any argument is, so that a key breaking its rules is refused; the layer
+        // takes it from the arguments.
+        let index = model.args.len();
+        read_fields.push(quote! {
+            let _ = __toolkit_fields.optional(
+                #index,
+                <::std::string::String as ::toolkit::Arg>::read,
+            );
+        });
+    }
     let fields = model.args.iter().map(|arg| arg.ident);
     let assertions = model.args.iter().map(assertions);
     let references = references(model);
@@ -88,7 +99,11 @@ fn spec(model: &Model) -> TokenStream {
         hints.idempotent,
         hints.open_world,
     );
-    let args = model.args.iter().map(arg_spec);
+    let mut args: Vec<TokenStream> = model.args.iter().map(arg_spec).collect();
+    let idempotency_key = model.idempotency_key;
+    if idempotency_key {
+        args.push(quote!(::toolkit::__private::IDEMPOTENCY_KEY_ARG));
+    }
     let scope = option(model.scope.as_ref().map(|scope| quote!(#scope)));
     let ability = option(model.ability.as_ref().map(|text| quote!(#text)));
     let caution = option(model.caution.as_ref().map(|text| quote!(#text)));
@@ -121,6 +136,7 @@ fn spec(model: &Model) -> TokenStream {
             groups: &[#(#groups),*],
             timeout: #timeout,
             rate_limit: #rate_limit,
+            idempotency_key: #idempotency_key,
         }
     }
 }
@@ -422,6 +438,7 @@ fn fallback(input: &DeriveInput, model: Option<&Model>) -> TokenStream {
                     groups: &[],
                     timeout: ::core::option::Option::None,
                     rate_limit: ::core::option::Option::None,
+                    idempotency_key: false,
                 };
 
                 fn read(

@@ -29,6 +29,9 @@ pub struct Model<'a> {
     pub timeout: Option<std::time::Duration>,
     /// How often one caller may call: calls, and the period (`#[tool(rate_limit = "60/min")]`).
     pub rate_limit: Option<(u32, std::time::Duration)>,
+    /// Whether the tool takes an `idempotencyKey` after its own arguments
+    /// (`#[tool(idempotency_key)]`).
+    pub idempotency_key: bool,
     pub output: syn::Type,
     pub args: Vec<Arg<'a>>,
     /// Which arguments are given together.

@@ -21,6 +21,7 @@ pub const CAUTION: &str = "caution";
 pub const CONFIRM: &str = "confirm";
 pub const TIMEOUT: &str = "timeout";
 pub const RATE_LIMIT: &str = "rate_limit";
+pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
 pub const RENAME_ALL: &str = "rename_all";
 pub const ONE_OF: &str = "one_of";
 pub const ANY_OF: &str = "any_of";
@@ -40,6 +41,7 @@ pub const TOOL_KEYS: &[&str] = &[
     CONFIRM,
     TIMEOUT,
     RATE_LIMIT,
+    IDEMPOTENCY_KEY,
     RENAME_ALL,
     ONE_OF,
     ANY_OF,

@@ -396,3 +396,38 @@ pub async fn check_exists<E: Entity, S: Exists<E>>(
         _ => Ok(()),
     }
 }
+
+/// The argument a tool declared `#[tool(idempotency_key)]` takes, after its own: an optional
+/// string of 1 to 100 letters, digits, `_` or `-`.
+pub const IDEMPOTENCY_KEY_ARG: ArgSpec = ArgSpec {
+    field: "idempotency_key",
+    name: crate::policy::idempotency::KEY_ARGUMENT,
+    description: Some(
+        "A key of your own making for this action: 1 to 100 letters, digits, _ or -. Pass a new \
+         key for each new action, and the same key, with the same arguments, when you retry an \
+         action whose answer you did not get: the action is then done once, and the retry gets \
+         its result.",
+    ),
+    schema: <String as Arg>::schema,
+    rules: Rules {
+        own: &[
+            &crate::rule::Length {
+                min: Some(1),
+                max: Some(100),
+            },
+            &crate::rule::Pattern {
+                source: "^[A-Za-z0-9_-]+$",
+                rust: "^[A-Za-z0-9_-]+$",
+            },
+        ],
+        each: None,
+    },
+    presence: Presence::Optional,
+    message: None,
+    ignored_with: None,
+    nullable: false,
+    flatten: None,
+    examples: &[],
+    refusals: refusals::<String>,
+    nested: <String as Arg>::nested_args,
+};

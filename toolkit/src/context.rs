@@ -17,6 +17,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext};
 use tokio_util::sync::CancellationToken;
 
+use crate::policy::idempotency::KeyedCall;
 use crate::policy::timeout::UserTime;
 
 /// The least time between two progress notifications of one call. A tool may report as often
@@ -81,6 +82,8 @@ pub struct Context {
     pub(crate) retry: Retry,
     /// The time spent waiting for the user, which the call's time limit does not count.
     pub(crate) user_time: UserTime,
+    /// The call's idempotency key, for a tool that takes one and a call that sent one.
+    pub(crate) idempotency: Option<KeyedCall>,
 }
 
 /// The client of a call rmcp serves: the way to it, the protocol version the call speaks and
@@ -189,6 +192,7 @@ impl Context {
             client,
             retry: Retry::default(),
             user_time: UserTime::default(),
+            idempotency: None,
         }
     }
 
@@ -204,6 +208,7 @@ impl Context {
             client: None,
             retry: Retry::default(),
             user_time: UserTime::default(),
+            idempotency: None,
         }
     }
 
@@ -228,6 +233,14 @@ impl Context {
     /// Who is calling, when the transport knows (over HTTP, from the token).
     pub fn caller(&self) -> Option<&Caller> {
         self.get::<Caller>()
+    }
+
+    /// The call's idempotency key, with who made the call and a fingerprint of its arguments:
+    /// for a tool declared `#[tool(idempotency_key)]` called with an `idempotencyKey`. A tool
+    /// that writes to a database of its own keeps its result there, in the transaction of its
+    /// change (see [`KeyedCall`]).
+    pub fn idempotency(&self) -> Option<&KeyedCall> {
+        self.idempotency.as_ref()
     }
 
     /// A value the transport put in the request's extensions (or in its HTTP request's).

@@ -9,10 +9,12 @@
 //! 1. the rate limit ([`RateLimit`](crate::RateLimit)), so that a call over it costs nothing
 //!    else;
 //! 2. the server's own layers, in the order they were added;
-//! 3. the time limit ([`Toolbox::timeout`](crate::Toolbox::timeout)), around the call's own
+//! 3. the idempotency key ([`idempotency`](crate::idempotency)), of a tool that takes one: a
+//!    retry gets the kept result here;
+//! 4. the time limit ([`Toolbox::timeout`](crate::Toolbox::timeout)), around the call's own
 //!    work;
-//! 4. the cap on the result's size ([`Toolbox::max_result_bytes`](crate::Toolbox::max_result_bytes));
-//! 5. the tool: its `check`, the existence of the ids it names, the user's confirmation, and
+//! 5. the cap on the result's size ([`Toolbox::max_result_bytes`](crate::Toolbox::max_result_bytes));
+//! 6. the tool: its `check`, the existence of the ids it names, the user's confirmation, and
 //!    its `run`.
 //!
 //! A call whose arguments break a declared rule is answered before any layer sees it.

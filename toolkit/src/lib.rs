@@ -124,6 +124,7 @@ mod spec;
 pub mod stdio;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod toolbox;
 mod trace;
 
 use std::future::Future;
@@ -140,9 +141,8 @@ pub use error::{
 pub use layer::{Answer, Layer, Next, ToolCall};
 pub use outcome::{CallOutcome, CallRecord};
 pub use policy::RateLimit;
-pub use route::{
-    ToolSpecs, Toolbox, ToolboxError, call, call_with, definition, route, unreadable_call,
-};
+pub use policy::idempotency::{self, IdempotencyStore, KeyedCall};
+pub use route::{call, call_with, definition, route, unreadable_call};
 pub use schema::{OutputSchemaError, input_schema, output_schema};
 pub use selection::Selection;
 pub use serve_error::ServeError;
@@ -153,6 +153,7 @@ pub use spec::{ArgSpec, Hints, Literal, Presence, ToolSpec};
 /// The token a [`Cancellation`] carries, and [`Context::cancelled_by`] takes.
 pub use tokio_util::sync::CancellationToken;
 pub use tool_macros::{Args, Choice, Tool};
+pub use toolbox::{ToolSpecs, Toolbox, ToolboxError};
 pub use uuid::Uuid;
 
 /// A declared tool: what `#[derive(Tool)]` implements. The attributes are in the framework

@@ -1,8 +1,10 @@
 //! The toolkit's call policies, each a [`Layer`](crate::Layer) of its own: how often a caller
-//! may call a tool ([`RateLimit`]), how long a call may run, and how large a result may be.
-//! A tool declares its own in `#[tool(timeout = "30s", rate_limit = "60/min")]`; a server sets
-//! defaults for the others on its [`Toolbox`](crate::Toolbox) or [`Server`](crate::Server).
+//! may call a tool ([`RateLimit`]), how long a call may run, how large a result may be, and
+//! whether a retried call runs again ([`idempotency`]). A tool declares its own in
+//! `#[tool(timeout = "30s", rate_limit = "60/min", idempotency_key)]`; a server sets defaults
+//! for the others on its [`Toolbox`](crate::Toolbox) or [`Server`](crate::Server).
 
+pub mod idempotency;
 pub(crate) mod rate_limit;
 pub(crate) mod result_size;
 pub(crate) mod timeout;

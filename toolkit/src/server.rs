@@ -211,6 +211,20 @@ impl<S: Send + Sync + 'static> Server<S> {
         self
     }
 
+    /// Where the results of calls made with an `idempotencyKey` are kept
+    /// ([`Toolbox::idempotency_store`]).
+    pub fn idempotency_store(mut self, store: impl crate::IdempotencyStore) -> Server<S> {
+        self.toolbox = self.toolbox.idempotency_store(store);
+        self
+    }
+
+    /// How long the result of a call made with an `idempotencyKey` is kept
+    /// ([`Toolbox::idempotency_expiry`]).
+    pub fn idempotency_expiry(mut self, expiry: std::time::Duration) -> Server<S> {
+        self.toolbox = self.toolbox.idempotency_expiry(expiry);
+        self
+    }
+
     /// How long a call with a progress token may go without progress before the toolkit
     /// sends some ([`Toolbox::heartbeat`]).
     pub fn heartbeat(mut self, every: impl Into<Option<std::time::Duration>>) -> Server<S> {

@@ -43,6 +43,9 @@ pub struct ToolSpec {
     /// How often one caller may call the tool (`#[tool(rate_limit = "60/min")]`). `None`: as
     /// often as the server's default allows.
     pub rate_limit: Option<crate::RateLimit>,
+    /// Whether the tool takes an `idempotencyKey` (`#[tool(idempotency_key)]`), the last of
+    /// its [`args`](Self::args): a retry with the same key gets the first call's result.
+    pub idempotency_key: bool,
 }
 
 impl ToolSpec {

@@ -17,7 +17,28 @@ pub struct Limited {}
        open_world = false)]
 pub struct Free {}
 
+/// Takes an idempotency key, written bare or as a flag.
+#[derive(Tool)]
+#[tool(name = "c", title = "C", output = Out, read_only = false, destructive = false,
+       idempotent = false, open_world = false, idempotency_key)]
+pub struct Keyed {
+    /// What to do.
+    pub what: String,
+}
+
+/// Says it takes none.
+#[derive(Tool)]
+#[tool(name = "d", title = "D", output = Out, read_only = false, destructive = false,
+       idempotent = false, open_world = false, idempotency_key = false)]
+pub struct Unkeyed {}
+
 fn main() {
+    assert!(Keyed::SPEC.idempotency_key);
+    let names: Vec<&str> = Keyed::SPEC.args.iter().map(|arg| arg.name).collect();
+    assert_eq!(names, ["what", "idempotencyKey"]);
+    assert!(!Unkeyed::SPEC.idempotency_key);
+    assert!(Unkeyed::SPEC.args.is_empty());
+    assert!(!Free::SPEC.idempotency_key);
     assert_eq!(Limited::SPEC.timeout, Some(Duration::from_secs(90)));
     assert_eq!(
         Limited::SPEC.rate_limit,

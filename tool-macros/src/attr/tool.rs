@@ -28,6 +28,7 @@ pub struct ToolAttrs {
     pub confirm: Slot<bool>,
     pub timeout: Slot<LitStr>,
     pub rate_limit: Slot<LitStr>,
+    pub idempotency_key: Slot<bool>,
     pub rename_all: Slot<LitStr>,
     /// `one_of(...)` and `any_of(...)`, in the order written.
     pub groups: Vec<GroupSetting>,
@@ -51,6 +52,7 @@ impl ToolAttrs {
             CONFIRM => self.confirm.mark_written(),
             TIMEOUT => self.timeout.mark_written(),
             RATE_LIMIT => self.rate_limit.mark_written(),
+            IDEMPOTENCY_KEY => self.idempotency_key.mark_written(),
             RENAME_ALL => self.rename_all.mark_written(),
             _ => {}
         }
@@ -141,6 +143,8 @@ pub fn parse_tool_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> ToolAttrs {
                     TOOL,
                     &mut out.rate_limit,
                 )?,
+                // #[tool(idempotency_key)]: the tool takes an `idempotencyKey`
+                IDEMPOTENCY_KEY => hint(cx, &meta, key, &mut out.idempotency_key)?,
                 // #[tool(one_of(dashboard, uid))], #[tool(any_of(names, ids))]
                 ONE_OF | ANY_OF => group(cx, &meta, key, TOOL, &mut out.groups)?,
                 // #[tool(rename_all = "snake_case")]
