@@ -116,9 +116,10 @@ enum Param {
     AuthorId,
     ReviewId,
     Stars,
+    IdempotencyKey,
 }
 
-const PARAMS: [Param; 8] = [
+const PARAMS: [Param; 9] = [
     Param::Query,
     Param::Offset,
     Param::Limit,
@@ -127,6 +128,7 @@ const PARAMS: [Param; 8] = [
     Param::AuthorId,
     Param::ReviewId,
     Param::Stars,
+    Param::IdempotencyKey,
 ];
 
 impl Param {
@@ -140,6 +142,7 @@ impl Param {
             Param::AuthorId => "authorId",
             Param::ReviewId => "reviewId",
             Param::Stars => "stars",
+            Param::IdempotencyKey => "idempotencyKey",
         }
     }
 }
@@ -606,6 +609,15 @@ fn param_value(param: Param, seeds: &Seeds) -> BoxedStrategy<Val> {
         Param::MovieId => id_value(Pool::Movie, seeds),
         Param::AuthorId => id_value(Pool::Author, seeds),
         Param::ReviewId => id_value(Pool::Review, seeds),
+        // A new key each time, so that no call is the retry of another (whose answer would be
+        // that other call's review, which may be gone): their keeping is tested on its own.
+        Param::IdempotencyKey => prop_oneof![
+            12 => any::<u128>().prop_map(|n| Val::Json(json!(format!("key-{n:x}")))),
+            1 => select(vec![json!(""), json!("two words"), json!("x".repeat(101)), json!(7)])
+                .prop_map(Val::Json),
+            1 => any_json(seeds).prop_map(Val::Json),
+        ]
+        .boxed(),
     }
 }
 
@@ -628,6 +640,7 @@ fn plausible_arguments(tool: usize, seeds: &Seeds) -> BoxedStrategy<Vec<Arg>> {
                     declared(Param::MovieId, 0.97),
                     declared(Param::AuthorId, 0.97),
                     declared(Param::ReviewId, 0.05),
+                    declared(Param::IdempotencyKey, 0.3),
                 ],
             ),
             (
@@ -637,6 +650,7 @@ fn plausible_arguments(tool: usize, seeds: &Seeds) -> BoxedStrategy<Vec<Arg>> {
                     declared(Param::MovieId, 0.05),
                     declared(Param::AuthorId, 0.05),
                     declared(Param::ReviewId, 0.95),
+                    declared(Param::IdempotencyKey, 0.3),
                 ],
             ),
         ]

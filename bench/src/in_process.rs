@@ -84,7 +84,7 @@ pub(crate) async fn store_calls(
                     author_id: *author,
                     stars: *stars,
                 };
-                let ok = store.create_review(&review).await?.is_some();
+                let ok = store.create_review(&review, None).await?.is_some();
                 written.push(review.id);
                 ok
             }

@@ -52,8 +52,8 @@ pub async fn run(cli: Cli, toolbox: Toolbox<Store>) -> Result<ExitCode, Error> {
                 let bound = http::bind(address, cli.http_options, &server.declared()).await?;
                 let store = open_serving(&database, &selection).await?;
                 tracing::info!(%database, "opened the database");
-                let served =
-                    http::run(bound, server.build(store.clone())?, shutdown_signal()).await;
+                let handler = serve::on_store(server, &store).build(store.clone())?;
+                let served = http::run(bound, handler, shutdown_signal()).await;
                 store.close().await;
                 served?;
                 return Ok(ExitCode::SUCCESS);
@@ -63,7 +63,9 @@ pub async fn run(cli: Cli, toolbox: Toolbox<Store>) -> Result<ExitCode, Error> {
                 eprintln!("{}", terminal_banner(&database, named));
             }
             tracing::info!(%database, "serving MCP on stdio");
-            let served = server.serve_stdio(store.clone()).await;
+            let served = serve::on_store(server, &store)
+                .serve_stdio(store.clone())
+                .await;
             // Closing checkpoints the write-ahead log, once every answer is out.
             store.close().await;
             served?;
@@ -107,7 +109,8 @@ pub async fn run(cli: Cli, toolbox: Toolbox<Store>) -> Result<ExitCode, Error> {
         }) => {
             let database = connected(database_named(database.or(cli.database))?);
             let store = open_serving(&database, &selection).await?;
-            let called = call(server.build(store.clone())?, tool, arguments.as_deref()).await;
+            let handler = serve::on_store(server, &store).build(store.clone())?;
+            let called = call(handler, tool, arguments.as_deref()).await;
             store.close().await;
             called
         }

@@ -25,6 +25,7 @@ pub mod confirmations;
 pub mod demo;
 pub mod error;
 pub mod http;
+pub mod kept_results;
 pub mod logs;
 pub mod metrics;
 pub mod model;

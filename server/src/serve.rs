@@ -7,6 +7,7 @@ use store::Store;
 use toolkit::{Handler, Server, Toolbox, ToolboxError};
 
 use crate::cli::RateLimitSetting;
+use crate::kept_results::KeptResults;
 use crate::tools;
 
 /// The handler the transports serve: the server's tools on its store.
@@ -31,7 +32,14 @@ pub fn every_tool(store: Store) -> Result<MovieReviews, ToolboxError> {
         tool: None,
         limit: None,
     };
-    server(rate_limited(tools::toolbox(), &[unlimited])).build(store)
+    let server = server(rate_limited(tools::toolbox(), &[unlimited]));
+    on_store(server, &store).build(store)
+}
+
+/// `server` keeping the results of calls made with an idempotency key in `store`'s database,
+/// which every replica on it shares.
+pub fn on_store(server: Server<Store>, store: &Store) -> Server<Store> {
+    server.idempotency_store(KeptResults(store.clone()))
 }
 
 /// `toolbox` with the rate limits of the command line in place of its tools' own: first those

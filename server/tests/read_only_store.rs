@@ -47,9 +47,11 @@ async fn writes_are_refused_and_reads_go_on(database: &Database) {
         author_id: authors.items[0].id,
         stars: 5,
     };
-    let created = store.create_review(&new).await;
+    let created = store.create_review(&new, None).await;
     assert!(created.is_err(), "a create went through: {created:?}");
-    let changed = store.set_review_stars(review.id, 6 - review.stars).await;
+    let changed = store
+        .set_review_stars(review.id, 6 - review.stars, None)
+        .await;
     assert!(changed.is_err(), "a change went through: {changed:?}");
     let deleted = store.delete_review(review.id).await;
     assert!(deleted.is_err(), "a delete went through: {deleted:?}");

@@ -7,7 +7,8 @@ use uuid::Uuid;
 /// A backend's own error.
 pub type Source = Box<dyn std::error::Error + Send + Sync>;
 
-/// Why a store call failed. Every variant is unexpected from a tool's point of view.
+/// Why a store call failed. Every variant but [`KeyTaken`](Self::KeyTaken) is unexpected from a
+/// tool's point of view.
 #[derive(Debug)]
 pub enum StoreError {
     /// The database failed the call: an I/O error, a full disk, a lock not granted in time, a
@@ -23,6 +24,9 @@ pub enum StoreError {
     Closed,
     /// A review to load names a movie or an author that is not in the data set.
     Orphan(Uuid),
+    /// A write was to keep its result under a call key that a result, not yet expired, holds
+    /// already (another call with the key ran meanwhile): nothing was written.
+    KeyTaken,
 }
 
 impl StoreError {
@@ -39,6 +43,7 @@ impl std::fmt::Display for StoreError {
             | StoreError::Unreadable(source)
             | StoreError::UnknownSchema(source) => source.fmt(f),
             StoreError::Closed => f.write_str("the database is closed"),
+            StoreError::KeyTaken => f.write_str("a result is kept under this call key already"),
             StoreError::Orphan(id) => {
                 write!(
                     f,
@@ -57,7 +62,7 @@ impl std::error::Error for StoreError {
             StoreError::Failed(source)
             | StoreError::Unreadable(source)
             | StoreError::UnknownSchema(source) => source.source(),
-            StoreError::Closed | StoreError::Orphan(_) => None,
+            StoreError::Closed | StoreError::Orphan(_) | StoreError::KeyTaken => None,
         }
     }
 }

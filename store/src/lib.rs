@@ -6,13 +6,15 @@
 //!
 //! **Boundary.** This crate depends on no JSON, MCP or framework crate, so the compiler keeps SQL
 //! and rows on this side and JSON and MCP on the server's. Its public API is [`Store`], the row
-//! types, [`Database`] (with [`PostgresDatabase`]), [`Progress`], [`fold`] and [`StoreError`];
+//! types, the results kept under idempotency keys ([`CallKey`], [`Keep`], [`KeptCall`]),
+//! [`Database`] (with [`PostgresDatabase`]), [`Progress`], [`fold`] and [`StoreError`];
 //! what a backend is made of is private to it.
 
 mod admin;
 mod columns;
 mod error;
 mod folding;
+mod kept;
 mod match_counts;
 mod postgres;
 mod rows;
@@ -26,6 +28,7 @@ use sqlite::SqliteStore;
 pub use admin::{Database, Progress};
 pub use error::StoreError;
 pub use folding::fold;
+pub use kept::{CallKey, Keep, KeptCall};
 pub use postgres::PostgresDatabase;
 pub use rows::{
     AuthorRow, MovieRow, NewAuthor, NewMovie, NewReview, ReviewFilter, ReviewRow, Rows,
@@ -66,6 +69,9 @@ use folding::search_term;
 /// 11. **Loads are all or nothing.** [`Store::replace_all`] and [`Store::fill_if_empty`] are
 ///     one transaction: a reader sees the old data or the new. Of servers starting on one empty
 ///     database at once, one fills it.
+/// 12. **A key is used once.** Under one caller, tool and key at most one result is kept until
+///     it expires, and a write that keeps one keeps it in its own transaction: a write is
+///     saved with its result, or neither is.
 #[derive(Clone)]
 pub struct Store(Backend);
 
@@ -157,18 +163,37 @@ impl Store {
     }
 
     /// Saves a new review and returns it as saved; `None`, saving nothing, when its movie or
-    /// author does not exist.
-    pub async fn create_review(&self, review: &NewReview) -> Result<Option<ReviewRow>, StoreError> {
-        on_backend!(self, backend => backend.create_review(review).await)
+    /// author does not exist. With `keep`, its result is kept under its call key in the same
+    /// transaction; [`StoreError::KeyTaken`], saving nothing, when a result that has not
+    /// expired is kept under that key already.
+    pub async fn create_review(
+        &self,
+        review: &NewReview,
+        keep: Option<Keep>,
+    ) -> Result<Option<ReviewRow>, StoreError> {
+        on_backend!(self, backend => backend.create_review(review, keep).await)
     }
 
     /// Changes a review's stars and returns it as saved; `None` when no review has this id.
+    /// `keep` as for [`create_review`](Self::create_review).
     pub async fn set_review_stars(
         &self,
         id: Uuid,
         stars: u8,
+        keep: Option<Keep>,
     ) -> Result<Option<ReviewRow>, StoreError> {
-        on_backend!(self, backend => backend.set_review_stars(id, stars).await)
+        on_backend!(self, backend => backend.set_review_stars(id, stars, keep).await)
+    }
+
+    /// What is kept under `key`, unless it has expired.
+    pub async fn kept_call(&self, key: &CallKey) -> Result<Option<KeptCall>, StoreError> {
+        on_backend!(self, backend => backend.kept_call(key).await)
+    }
+
+    /// Keeps `result` under `key`; false, keeping nothing, when a result that has not expired
+    /// is kept under it already.
+    pub async fn keep_call(&self, key: &CallKey, result: &str) -> Result<bool, StoreError> {
+        on_backend!(self, backend => backend.keep_call(key, result).await)
     }
 
     /// Deletes a review; false when no review has this id.

@@ -415,9 +415,10 @@ pub const IDEMPOTENCY_KEY_ARG: ArgSpec = ArgSpec {
                 min: Some(1),
                 max: Some(100),
             },
+            // `*`, not `+`: the empty key breaks `min_chars` alone.
             &crate::rule::Pattern {
-                source: "^[A-Za-z0-9_-]+$",
-                rust: "^[A-Za-z0-9_-]+$",
+                source: "^[A-Za-z0-9_-]*$",
+                rust: "^[A-Za-z0-9_-]*$",
             },
         ],
         each: None,

@@ -1,10 +1,11 @@
 //! `reviews_write`: creates a review, or changes the stars of an existing one.
 
-use toolkit::{Context, Run, Tool, ToolError, Violations};
+use toolkit::{Context, KeyedCall, Run, Tool, ToolError, Violations};
 use uuid::Uuid;
 
+use crate::kept_results::call_key;
 use crate::model::{Author, Movie, Review};
-use store::{NewReview, Store};
+use store::{Keep, NewReview, ReviewRow, Store, StoreError};
 
 /// Creates a review of a movie by an author, or changes the stars of an existing review when
 /// reviewId is passed. A review's movie and author can't change.
@@ -14,7 +15,7 @@ use store::{NewReview, Store};
 #[derive(Debug, Tool)]
 #[tool(name = "reviews_write", title = "Write review", output = Review,
        scope = "reviews.write", read_only = false, destructive, idempotent = false,
-       open_world = false, rate_limit = "120/min",
+       open_world = false, rate_limit = "120/min", idempotency_key,
        ability = "write a review or change its stars")]
 pub struct ReviewsWrite {
     /// The rating, from 1 to 5.
@@ -64,11 +65,21 @@ impl Run<Store> for ReviewsWrite {
     /// Each write saves nothing when an id names nothing, and says so.
     const CHECKS_EXISTENCE: bool = true;
 
-    async fn run(self, store: &Store, _context: &Context) -> Result<Review, ToolError> {
+    /// A call with an `idempotencyKey` keeps its result in the transaction of its write, so
+    /// that a retry after the server died between the commit and the answer finds it.
+    async fn run(self, store: &Store, context: &Context) -> Result<Review, ToolError> {
         // The declared range, 1 to 5, fits a u8.
         let stars = u8::try_from(self.stars)?;
-        let saved = match self.review_id {
-            Some(review_id) => store.set_review_stars(review_id, stars).await?,
+        let keyed = context.idempotency();
+        let keep = keyed.map(|call| Keep {
+            key: call_key(call),
+            result: Box::new(|row: &ReviewRow| {
+                // A review is a plain struct of strings and numbers: it always serialises.
+                KeyedCall::result_of(&Review::from(row.clone())).unwrap_or_default()
+            }),
+        });
+        let written = match self.review_id {
+            Some(review_id) => store.set_review_stars(review_id, stars, keep).await,
             None => {
                 // `required_unless` guarantees both when there is no reviewId.
                 let (Some(movie_id), Some(author_id)) = (self.movie_id, self.author_id) else {
@@ -82,9 +93,16 @@ impl Run<Store> for ReviewsWrite {
                     author_id,
                     stars,
                 };
-                store.create_review(&review).await?
+                store.create_review(&review, keep).await
             }
         };
-        Ok(saved.ok_or(ToolError::Missing)?.into())
+        let saved = match (written, keyed) {
+            (Err(StoreError::KeyTaken), Some(call)) => return Err(call.taken()),
+            (written, _) => written?.ok_or(ToolError::Missing)?,
+        };
+        if let Some(call) = keyed {
+            call.mark_kept();
+        }
+        Ok(saved.into())
     }
 }

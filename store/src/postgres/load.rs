@@ -105,7 +105,7 @@ pub(super) async fn load(
         sqlx::query("LOCK TABLE reviews, movies, authors IN ACCESS EXCLUSIVE MODE")
             .execute(&mut *connection)
             .await?;
-        sqlx::query("TRUNCATE reviews, movies, authors")
+        sqlx::query("TRUNCATE kept_results, reviews, movies, authors")
             .execute(&mut *connection)
             .await?;
         rebuilt = sqlx::query_as(SECONDARY_DEFINITIONS)

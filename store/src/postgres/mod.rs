@@ -12,6 +12,7 @@
 mod authors;
 mod connections;
 mod error;
+mod kept;
 mod load;
 mod movies;
 mod reviews;

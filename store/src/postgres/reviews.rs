@@ -6,12 +6,16 @@
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 
+use super::kept::keep_row;
 use super::movies::OF_MOVIE_ORDER;
 use super::rows::{optional_count_at, prefixed, review_at};
 use super::search::REVIEW_ORDER;
 use super::{PostgresStore, StoreError};
 use crate::columns::REVIEW_COLUMNS;
-use crate::{NewReview, ReviewFilter, ReviewRow, Rows};
+use crate::{Keep, NewReview, ReviewFilter, ReviewRow, Rows};
+use sqlx::Postgres;
+use sqlx::postgres::PgArguments;
+use sqlx::query::QueryAs;
 
 /// An author's reviews in review order: they share the author's names, so the movie's title and
 /// the id remain (the `reviews_of_author` index).
@@ -106,7 +110,13 @@ impl PostgresStore {
     }
 
     /// Saves a new review and returns it as saved; `None` when its movie or author is gone.
-    pub async fn create_review(&self, review: &NewReview) -> Result<Option<ReviewRow>, StoreError> {
+    /// With `keep`, its result is kept in the same transaction ([`StoreError::KeyTaken`] when
+    /// the key is taken, saving nothing).
+    pub async fn create_review(
+        &self,
+        review: &NewReview,
+        keep: Option<Keep>,
+    ) -> Result<Option<ReviewRow>, StoreError> {
         let sql = format!(
             "INSERT INTO reviews (id, movie_id, author_id, stars)
              SELECT $1, m.id, a.id, $4 FROM movies m, authors a WHERE m.id = $2 AND a.id = $3
@@ -117,28 +127,39 @@ impl PostgresStore {
             .bind(review.movie_id)
             .bind(review.author_id)
             .bind(i16::from(review.stars));
-        let mut saved: Vec<ReviewRow> = self
-            .connections
-            .write(async |connection| Ok(query.fetch_all(connection).await?))
-            .await?;
-        Ok(saved.pop())
+        self.write_keeping(query, keep).await
     }
 
     /// Changes a review's stars and returns it as saved; `None` when no review has this id.
+    /// `keep` as for `create_review`.
     pub async fn set_review_stars(
         &self,
         id: Uuid,
         stars: u8,
+        keep: Option<Keep>,
     ) -> Result<Option<ReviewRow>, StoreError> {
         let sql = format!("UPDATE reviews SET stars = $2 WHERE id = $1 RETURNING {REVIEW_COLUMNS}");
         let query = sqlx::query_as(AssertSqlSafe(sql))
             .bind(id)
             .bind(i16::from(stars));
-        let mut saved: Vec<ReviewRow> = self
-            .connections
-            .write(async |connection| Ok(query.fetch_all(connection).await?))
-            .await?;
-        Ok(saved.pop())
+        self.write_keeping(query, keep).await
+    }
+
+    /// Runs the write `query`, which returns the review it wrote, and keeps its result under
+    /// `keep`'s key in the same transaction.
+    async fn write_keeping(
+        &self,
+        query: QueryAs<'_, Postgres, ReviewRow, PgArguments>,
+        keep: Option<Keep>,
+    ) -> Result<Option<ReviewRow>, StoreError> {
+        self.connections
+            .write(async |connection| {
+                let mut saved: Vec<ReviewRow> = query.fetch_all(&mut *connection).await?;
+                let row = saved.pop();
+                keep_row(connection, keep, row.as_ref()).await?;
+                Ok(row)
+            })
+            .await
     }
 
     /// Deletes a review; false when no review has this id.

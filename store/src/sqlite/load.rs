@@ -140,7 +140,8 @@ fn replace_everything(
         connection.execute_batch(&format!("DROP {} \"{name}\"", kind.to_uppercase()))?;
     }
     connection.execute_batch(
-        "DELETE FROM reviews;
+        "DELETE FROM kept_results;
+         DELETE FROM reviews;
          DELETE FROM movies;
          DELETE FROM authors;
          INSERT INTO movies_search (movies_search) VALUES ('delete-all');

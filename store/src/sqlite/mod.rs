@@ -9,6 +9,7 @@
 mod authors;
 mod error;
 mod file;
+mod kept;
 mod load;
 mod movies;
 mod rank;

@@ -4,8 +4,10 @@
 use rusqlite::{Row, params};
 use uuid::Uuid;
 
+use crate::Keep;
 use crate::columns::REVIEW_COLUMNS;
 
+use super::kept::keeping;
 use super::{
     NewReview, ReviewFilter, ReviewRow, Rows, SqliteStore, StoreError, TableRow, page_sql,
     read_number, read_page, read_rows,
@@ -118,31 +120,42 @@ impl SqliteStore {
     }
 
     /// Saves a new review and returns it as saved, in one statement; `None` when its movie or
-    /// author is gone.
-    pub async fn create_review(&self, review: &NewReview) -> Result<Option<ReviewRow>, StoreError> {
+    /// author is gone. With `keep`, its result is kept in the same transaction
+    /// ([`StoreError::KeyTaken`] when the key is taken).
+    pub async fn create_review(
+        &self,
+        review: &NewReview,
+        keep: Option<Keep>,
+    ) -> Result<Option<ReviewRow>, StoreError> {
         let sql = format!("{INSERT_REVIEW} RETURNING {REVIEW_COLUMNS}");
         let values = (review.id, review.movie_id, review.author_id, review.stars);
-        self.write(move |connection| {
-            let (id, movie_id, author_id, stars) = values;
-            let mut saved: Vec<ReviewRow> =
-                read_rows(connection, &sql, params![id, movie_id, author_id, stars])?;
-            Ok(saved.pop())
-        })
-        .await
+        let written = self.write(move |connection| {
+            keeping(connection, keep, |connection| {
+                let (id, movie_id, author_id, stars) = values;
+                let mut saved: Vec<ReviewRow> =
+                    read_rows(connection, &sql, params![id, movie_id, author_id, stars])?;
+                Ok(saved.pop())
+            })
+        });
+        written.await?.row()
     }
 
     /// Changes a review's stars and returns it as saved; `None` when no review has this id.
+    /// `keep` as for `create_review`.
     pub async fn set_review_stars(
         &self,
         id: Uuid,
         stars: u8,
+        keep: Option<Keep>,
     ) -> Result<Option<ReviewRow>, StoreError> {
         let sql = format!("UPDATE reviews SET stars = ?2 WHERE id = ?1 RETURNING {REVIEW_COLUMNS}");
-        self.write(move |connection| {
-            let mut saved: Vec<ReviewRow> = read_rows(connection, &sql, params![id, stars])?;
-            Ok(saved.pop())
-        })
-        .await
+        let written = self.write(move |connection| {
+            keeping(connection, keep, |connection| {
+                let mut saved: Vec<ReviewRow> = read_rows(connection, &sql, params![id, stars])?;
+                Ok(saved.pop())
+            })
+        });
+        written.await?.row()
     }
 
     /// Deletes a review; false when no review has this id.

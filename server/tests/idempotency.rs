@@ -1,0 +1,170 @@
+//! `reviews_write`'s `idempotencyKey`, through real clients of the built binary, on SQLite and
+//! on PostgreSQL:
+//!
+//! - a retry with the same key gets the same review and writes nothing; other arguments under
+//!   the key conflict; two callers (tokens) with one key get a review each; sixteen calls at
+//!   once with one key write one review;
+//! - on PostgreSQL, two replicas share the keys, sixteen calls at once spread over both write
+//!   one review;
+//! - a server killed (SIGKILL) once it has committed a keyed write, its answer never read: a
+//!   new server on the same database answers the retry with the first review and writes
+//!   nothing.
+//!
+//! The PostgreSQL tests are marked ignored where PostgreSQL is not installed (outside CI).
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use toolkit::testing::{CallResult, ErrorKind, TestClient};
+
+use test_support::postgres_cluster::cluster;
+use test_support::{HttpServer, Server as StdioServer, TempDir, mint};
+
+/// A movie and an author to review, the first of each.
+async fn movie_and_author(client: &TestClient) -> (Value, Value) {
+    let first = |result: CallResult| result.structured().expect("a page")["items"][0]["id"].clone();
+    let movie = first(client.call("movies_search", json!({ "limit": 1 })).await);
+    let author = first(client.call("authors_search", json!({ "limit": 1 })).await);
+    (movie, author)
+}
+
+/// How many reviews `movie` has.
+async fn review_count(client: &TestClient, movie: &Value) -> u64 {
+    let page = (client.call("reviews_list", json!({ "movieId": movie, "limit": 1 }))).await;
+    page.structured().expect("a page")["totalCount"]
+        .as_u64()
+        .expect("a count")
+}
+
+/// The id of the review a write returned.
+fn review_id(result: &CallResult) -> Value {
+    assert!(!result.is_error(), "{}", result.text());
+    result.structured().expect("a review")["id"].clone()
+}
+
+/// Two tokens, for two callers, and the servers' `--tokens` value.
+fn tokens(dir: &Path) -> (String, String, String) {
+    let (alice, alice_entry) = mint(dir, "reviews.read,reviews.write");
+    let (bob, bob_entry) = mint(dir, "reviews.read,reviews.write");
+    (alice, bob, format!("{alice_entry}\n{bob_entry}"))
+}
+
+/// Retries, conflicts, callers and concurrent duplicates against `servers` (one, or replicas on
+/// one database), each call going to the next server in turn.
+async fn keys_hold(servers: &[HttpServer], alice: &str, bob: &str) {
+    let mut alices = Vec::new();
+    for server in servers {
+        alices.push(server.client(Some(alice)).await);
+    }
+    let bob = servers[0].client(Some(bob)).await;
+    let next = |index: usize| &alices[index % alices.len()];
+    let (movie, author) = movie_and_author(next(0)).await;
+    let before = review_count(next(0), &movie).await;
+
+    let write = json!({ "movieId": movie, "authorId": author, "stars": 4, "idempotencyKey": "k1" });
+    let first = next(0).call("reviews_write", write.clone()).await;
+    let retry = next(1).call("reviews_write", write.clone()).await;
+    assert_eq!(review_id(&retry), review_id(&first));
+    assert_eq!(retry.structured(), first.structured());
+    assert_eq!(review_count(next(0), &movie).await, before + 1);
+
+    let other = json!({ "movieId": movie, "authorId": author, "stars": 2, "idempotencyKey": "k1" });
+    let conflict = next(1).call("reviews_write", other).await;
+    assert_eq!(conflict.error_kind(), Some(ErrorKind::Conflict));
+    assert_eq!(
+        conflict.text(),
+        "Conflict: this idempotencyKey was used for a different call; use a new key for a new \
+         call."
+    );
+
+    let bobs = bob.call("reviews_write", write.clone()).await;
+    assert_ne!(review_id(&bobs), review_id(&first), "a key is its caller's");
+    assert_eq!(review_count(next(0), &movie).await, before + 2);
+
+    let burst = json!({ "movieId": movie, "authorId": author, "stars": 5, "idempotencyKey": "b" });
+    let calls = (0..16).map(|index| next(index).call("reviews_write", burst.clone()));
+    let results = futures::future::join_all(calls).await;
+    let first = review_id(&results[0]);
+    for result in &results {
+        assert_eq!(review_id(result), first);
+    }
+    assert_eq!(review_count(next(0), &movie).await, before + 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_hold_on_sqlite() {
+    let dir = TempDir::new("idempotency-sqlite");
+    let (alice, bob, tokens) = tokens(dir.path());
+    let database = dir.path().join("reviews.db");
+    let server = HttpServer::start(dir.path(), &database, &["--tokens", &tokens]);
+    keys_hold(&[server], &alice, &bob).await;
+}
+
+#[cfg_attr(postgres_missing, ignore = "PostgreSQL is not installed")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_on_postgres_share_their_keys() {
+    let dir = TempDir::new("idempotency-postgres");
+    let (alice, bob, tokens) = tokens(dir.path());
+    let url = cluster().new_database();
+    let database = Path::new(&url);
+    let first = HttpServer::start(dir.path(), database, &["--tokens", &tokens]);
+    let second = HttpServer::start(dir.path(), database, &["--tokens", &tokens]);
+    keys_hold(&[first, second], &alice, &bob).await;
+}
+
+/// A keyed write whose server is killed once it has answered, the answer never read; a new
+/// server on `database` answers the retry with the same review, and nothing more is written.
+fn a_retry_after_a_kill_writes_nothing(database: &Path, cwd: &Path) {
+    let mut server = StdioServer::spawn(database, cwd);
+    server.initialize();
+    let first = |page: Value| page["structuredContent"]["items"][0]["id"].clone();
+    let movie = first(server.result(2, "tools/call", search("movies_search")));
+    let author = first(server.result(3, "tools/call", search("authors_search")));
+    let count = |server: &mut StdioServer, id: u64| {
+        let list = json!({ "name": "reviews_list", "arguments": { "movieId": movie, "limit": 1 } });
+        server.result(id, "tools/call", list)["structuredContent"]["totalCount"].clone()
+    };
+    let before = count(&mut server, 4);
+
+    let write = json!({ "movieId": movie, "authorId": author, "stars": 3,
+                        "idempotencyKey": "after-the-crash" });
+    server.send_call(5, "reviews_write", write.clone());
+    // The answer is on its way: the write is committed. The client never reads it.
+    let answered = server.read_message();
+    assert_eq!(answered["id"], 5, "{answered}");
+    server.kill();
+
+    let mut again = StdioServer::spawn(database, cwd);
+    again.initialize();
+    let retried = again.result(
+        2,
+        "tools/call",
+        json!({ "name": "reviews_write", "arguments": write }),
+    );
+    assert_ne!(retried["isError"], true, "{retried}");
+    assert_eq!(
+        retried["structuredContent"], answered["result"]["structuredContent"],
+        "the retry gets the first review"
+    );
+    let after = count(&mut again, 3);
+    assert_eq!(after, json!(before.as_u64().expect("a count") + 1));
+}
+
+fn search(tool: &str) -> Value {
+    json!({ "name": tool, "arguments": { "limit": 1 } })
+}
+
+#[test]
+fn a_retry_after_a_kill_writes_nothing_on_sqlite() {
+    let dir = TempDir::new("idempotency-kill-sqlite");
+    let database = dir.path().join("reviews.db");
+    a_retry_after_a_kill_writes_nothing(&database, dir.path());
+}
+
+#[cfg_attr(postgres_missing, ignore = "PostgreSQL is not installed")]
+#[test]
+fn a_retry_after_a_kill_writes_nothing_on_postgres() {
+    let dir = TempDir::new("idempotency-kill-postgres");
+    let url = cluster().new_database();
+    a_retry_after_a_kill_writes_nothing(Path::new(&url), dir.path());
+}
