@@ -18,7 +18,6 @@
 //! Only successes are kept: a call that failed changed nothing, and a retry runs again.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,10 +26,15 @@ use std::time::{Duration, SystemTime};
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde_json::Value;
-use sha2::{Digest as _, Sha256};
 
 use crate::layer::Answer;
 use crate::{CallOutcome, Layer, Next, ToolCall, ToolError};
+
+mod fingerprint;
+mod memory;
+
+use fingerprint::fingerprint;
+pub use memory::MemoryStore;
 
 /// The argument a tool declared `idempotency_key` takes.
 pub const KEY_ARGUMENT: &str = "idempotencyKey";
@@ -215,84 +219,12 @@ impl<S: IdempotencyStore> DynStore for S {
     }
 }
 
-/// Results kept in the process, lost when it stops: enough for one server on stdio or one
-/// replica. It holds at most a set number of records; past it, expired records go first, then
-/// those that expire soonest.
-#[derive(Debug)]
-pub struct MemoryStore {
-    records: Mutex<HashMap<Slot, Record>>,
-    capacity: usize,
-}
-
 /// Where a result is kept: caller, tool and key.
 type Slot = (String, &'static str, String);
 
-#[derive(Debug)]
-struct Record {
-    kept: KeptResult,
-    expires_at: SystemTime,
-}
-
-impl Default for MemoryStore {
-    fn default() -> Self {
-        MemoryStore::with_capacity(MEMORY_STORE_CAPACITY)
-    }
-}
-
-impl MemoryStore {
-    /// A store that holds at most `capacity` records (at least one).
-    pub fn with_capacity(capacity: usize) -> MemoryStore {
-        MemoryStore {
-            records: Mutex::new(HashMap::new()),
-            capacity: capacity.max(1),
-        }
-    }
-
-    fn slot(call: &KeyedCall) -> Slot {
-        (call.caller.clone(), call.tool, call.key.clone())
-    }
-}
-
-impl IdempotencyStore for MemoryStore {
-    async fn find(&self, call: &KeyedCall) -> Result<Option<KeptResult>, StoreError> {
-        let records = self.records.lock().unwrap_or_else(PoisonError::into_inner);
-        let record = records.get(&MemoryStore::slot(call));
-        let now = SystemTime::now();
-        Ok(record
-            .filter(|record| record.expires_at > now)
-            .map(|record| record.kept.clone()))
-    }
-
-    async fn keep(&self, call: &KeyedCall, result: &str) -> Result<bool, StoreError> {
-        let mut records = self.records.lock().unwrap_or_else(PoisonError::into_inner);
-        let now = SystemTime::now();
-        let slot = MemoryStore::slot(call);
-        if records
-            .get(&slot)
-            .is_some_and(|record| record.expires_at > now)
-        {
-            return Ok(false);
-        }
-        if records.len() >= self.capacity {
-            records.retain(|_, record| record.expires_at > now);
-        }
-        if records.len() >= self.capacity {
-            let soonest = records
-                .iter()
-                .min_by_key(|(_, record)| record.expires_at)
-                .map(|(slot, _)| slot.clone());
-            if let Some(soonest) = soonest {
-                records.remove(&soonest);
-            }
-        }
-        let kept = KeptResult {
-            fingerprint: call.fingerprint.clone(),
-            result: result.to_owned(),
-        };
-        let expires_at = call.expires_at;
-        records.insert(slot, Record { kept, expires_at });
-        Ok(true)
-    }
+/// The slot of `call`.
+fn slot(call: &KeyedCall) -> Slot {
+    (call.caller.clone(), call.tool, call.key.clone())
 }
 
 /// The layer: see the [module](self)'s documentation.
@@ -309,7 +241,7 @@ impl Layer for Idempotency {
         let Some(keyed) = call.context().idempotency() else {
             return Ok(next.run().await);
         };
-        let turn = self.running.turn(MemoryStore::slot(keyed));
+        let turn = self.running.turn(slot(keyed));
         let _turn = match call.spec().timeout.or(self.default_timeout) {
             None => turn.await,
             Some(limit) => match tokio::time::timeout(limit, turn).await {
@@ -429,141 +361,9 @@ impl Drop for Turn<'_> {
     }
 }
 
-/// The SHA-256, in hex, of `arguments` without the key, written as canonical JSON: object
-/// keys in order, and a whole number written as an integer however it was sent.
-fn fingerprint(arguments: &JsonObject) -> String {
-    let mut canonical = String::new();
-    let without_key = arguments.iter().filter(|(name, _)| *name != KEY_ARGUMENT);
-    write_object(without_key, &mut canonical);
-    let digest = Sha256::digest(canonical.as_bytes());
-    let mut hex = String::with_capacity(64);
-    for byte in digest {
-        // Writing to a `String` cannot fail.
-        let _ = write!(hex, "{byte:02x}");
-    }
-    hex
-}
-
-fn write_object<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, out: &mut String) {
-    let mut entries: Vec<_> = entries.collect();
-    entries.sort_by(|a, b| a.0.cmp(b.0));
-    out.push('{');
-    for (index, (name, value)) in entries.into_iter().enumerate() {
-        if index > 0 {
-            out.push(',');
-        }
-        write_canonical(&Value::String(name.clone()), out);
-        out.push(':');
-        write_canonical(value, out);
-    }
-    out.push('}');
-}
-
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(object) => write_object(object.iter(), out),
-        Value::Array(items) => {
-            out.push('[');
-            for (index, item) in items.iter().enumerate() {
-                if index > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        Value::Number(number) => match number.as_f64() {
-            // 2.0 and 2 are the same number; below 2^53 a float is exact.
-            Some(float) if number.is_f64() && float.fract() == 0.0 && float.abs() < 9e15 => {
-                let _ = write!(out, "{}", float as i64);
-            }
-            _ => {
-                let _ = write!(out, "{number}");
-            }
-        },
-        other => out.push_str(&other.to_string()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
-
-    fn object(value: Value) -> JsonObject {
-        match value {
-            Value::Object(object) => object,
-            _ => unreachable!("an object"),
-        }
-    }
-
-    #[test]
-    fn the_fingerprint_ignores_the_key_the_order_and_how_a_number_is_written() {
-        let sent = fingerprint(&object(json!({ "a": 1, "b": [2.0, { "y": 1, "x": 2 }] })));
-        let again =
-            object(json!({ "idempotencyKey": "k1", "b": [2, { "x": 2, "y": 1 }], "a": 1.0 }));
-        assert_eq!(fingerprint(&again), sent);
-        assert_eq!(sent.len(), 64);
-        assert_ne!(
-            fingerprint(&object(json!({ "a": 2, "b": [2, {"x": 2, "y": 1}] }))),
-            sent
-        );
-        assert_ne!(
-            fingerprint(&object(json!({ "a": "1" }))),
-            fingerprint(&object(json!({ "a": 1 })))
-        );
-    }
-
-    fn call(key: &str, arguments: Value, expiry: Duration) -> KeyedCall {
-        KeyedCall::new("ada", "write", key, &object(arguments), expiry)
-    }
-
-    #[tokio::test]
-    async fn a_memory_store_keeps_one_result_per_key_until_it_expires() {
-        let store = MemoryStore::default();
-        let first = call("k", json!({ "a": 1 }), DEFAULT_EXPIRY);
-        assert_eq!(store.find(&first).await.unwrap(), None);
-        assert!(store.keep(&first, "{\"id\":1}").await.unwrap());
-        let retry = call("k", json!({ "a": 1 }), DEFAULT_EXPIRY);
-        let kept = store.find(&retry).await.unwrap().unwrap();
-        assert_eq!(
-            (kept.fingerprint.as_str(), kept.result.as_str()),
-            (first.fingerprint(), "{\"id\":1}")
-        );
-        assert!(!store.keep(&retry, "{\"id\":2}").await.unwrap());
-
-        let other_caller = KeyedCall::new(
-            "bob",
-            "write",
-            "k",
-            &object(json!({ "a": 1 })),
-            DEFAULT_EXPIRY,
-        );
-        assert_eq!(store.find(&other_caller).await.unwrap(), None);
-
-        let expired = call("old", json!({}), Duration::ZERO);
-        assert!(store.keep(&expired, "{}").await.unwrap());
-        assert_eq!(store.find(&expired).await.unwrap(), None);
-        assert!(
-            store.keep(&expired, "{}").await.unwrap(),
-            "an expired key is free again"
-        );
-    }
-
-    #[tokio::test]
-    async fn a_full_memory_store_drops_what_expires_soonest() {
-        let store = MemoryStore::with_capacity(2);
-        let soon = call("soon", json!({}), Duration::from_secs(60));
-        let later = call("later", json!({}), Duration::from_secs(600));
-        let last = call("last", json!({}), Duration::from_secs(600));
-        for keyed in [&soon, &later, &last] {
-            assert!(store.keep(keyed, "{}").await.unwrap());
-        }
-        assert_eq!(store.find(&soon).await.unwrap(), None);
-        assert!(store.find(&later).await.unwrap().is_some());
-        assert!(store.find(&last).await.unwrap().is_some());
-    }
 
     #[tokio::test]
     async fn calls_with_one_key_take_turns_and_leave_nothing_behind() {
