@@ -8,11 +8,17 @@
 //!   one review;
 //! - a server killed (SIGKILL) once it has committed a keyed write, its answer never read: a
 //!   new server on the same database answers the retry with the first review and writes
-//!   nothing.
+//!   nothing;
+//! - in the store itself: an expired record neither answers nor holds its key, and a write
+//!   whose key is taken writes nothing, while one whose key is free keeps its result with it.
 //!
 //! The PostgreSQL tests are marked ignored where PostgreSQL is not installed (outside CI).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use store::{CallKey, Database, Keep, NewReview, ReviewFilter, StoreError};
+use uuid::Uuid;
 
 use serde_json::{Value, json};
 use toolkit::testing::{CallResult, ErrorKind, TestClient};
@@ -167,4 +173,115 @@ fn a_retry_after_a_kill_writes_nothing_on_postgres() {
     let dir = TempDir::new("idempotency-kill-postgres");
     let url = cluster().new_database();
     a_retry_after_a_kill_writes_nothing(Path::new(&url), dir.path());
+}
+
+/// A key of the caller `ada` for `reviews_write`, with a `fingerprint`, expiring at `expires_at`.
+fn call_key(key: &str, fingerprint: &str, expires_at: SystemTime) -> CallKey {
+    CallKey {
+        caller: "ada".to_owned(),
+        tool: "reviews_write".to_owned(),
+        key: key.to_owned(),
+        fingerprint: fingerprint.to_owned(),
+        expires_at,
+    }
+}
+
+/// What the store keeps under keys, and the writes that keep their results, on `database`.
+async fn the_store_uses_a_key_once_until_it_expires(database: &Database) {
+    let store = movie_reviews_mcp::commands::open_or_create(database)
+        .await
+        .expect("the store opens and fills the demo data");
+    let later = SystemTime::now() + Duration::from_secs(3600);
+    let past = SystemTime::now() - Duration::from_secs(1);
+
+    // An expired record neither answers nor holds its key.
+    assert!(
+        store
+            .keep_call(&call_key("old", "f1", past), "{}")
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store
+            .kept_call(&call_key("old", "f1", later))
+            .await
+            .unwrap(),
+        None
+    );
+    assert!(
+        store
+            .keep_call(&call_key("old", "f2", later), "[2]")
+            .await
+            .unwrap()
+    );
+    let kept = store
+        .kept_call(&call_key("old", "f9", later))
+        .await
+        .unwrap();
+    assert_eq!(
+        kept.map(|kept| (kept.fingerprint, kept.result)),
+        Some(("f2".into(), "[2]".into()))
+    );
+    assert!(
+        !store
+            .keep_call(&call_key("old", "f3", later), "[3]")
+            .await
+            .unwrap()
+    );
+
+    let (movies, _) = store.search_movies(None, 0, 1, false).await.unwrap();
+    let (authors, _) = store.search_authors(None, 0, 1, false).await.unwrap();
+    let review = || NewReview {
+        id: Uuid::new_v4(),
+        movie_id: movies.items[0].id,
+        author_id: authors.items[0].id,
+        stars: 4,
+    };
+    let total = async || {
+        let page = store
+            .list_reviews(ReviewFilter::default(), 0, 1)
+            .await
+            .unwrap();
+        page.expect("every review").total
+    };
+    let before = total().await;
+
+    // A write whose key is taken writes nothing.
+    let keep = Keep {
+        key: call_key("old", "f4", later),
+        result: Box::new(|_| "[4]".to_owned()),
+    };
+    let taken = store.create_review(&review(), Some(keep)).await;
+    assert!(matches!(taken, Err(StoreError::KeyTaken)), "{taken:?}");
+    assert_eq!(total().await, before);
+
+    // One whose key is free keeps its result, made of the row written, with it.
+    let keep = Keep {
+        key: call_key("new", "f5", later),
+        result: Box::new(|row| row.id.to_string()),
+    };
+    let written = store.create_review(&review(), Some(keep)).await.unwrap();
+    let written = written.expect("the movie and the author exist");
+    let kept = store
+        .kept_call(&call_key("new", "f5", later))
+        .await
+        .unwrap();
+    assert_eq!(kept.map(|kept| kept.result), Some(written.id.to_string()));
+    assert_eq!(total().await, before + 1);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn the_sqlite_store_uses_a_key_once_until_it_expires() {
+    let dir = TempDir::new("idempotency-store-sqlite");
+    let database = Database::named(dir.path().join("reviews.db")).expect("a SQLite path");
+    the_store_uses_a_key_once_until_it_expires(&database).await;
+}
+
+#[cfg_attr(postgres_missing, ignore = "PostgreSQL is not installed")]
+#[tokio::test]
+async fn the_postgres_store_uses_a_key_once_until_it_expires() {
+    let url = PathBuf::from(cluster().new_database());
+    let database = Database::named(url).expect("a PostgreSQL URL");
+    the_store_uses_a_key_once_until_it_expires(&database).await;
 }

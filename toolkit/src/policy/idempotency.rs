@@ -361,6 +361,15 @@ impl Drop for Turn<'_> {
     }
 }
 
+/// The arguments object `value` is, for the tests of this module and its parts.
+#[cfg(test)]
+fn arguments(value: Value) -> JsonObject {
+    match value {
+        Value::Object(object) => object,
+        _ => unreachable!("an object"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

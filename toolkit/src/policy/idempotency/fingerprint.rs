@@ -69,28 +69,24 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    fn object(value: Value) -> JsonObject {
-        match value {
-            Value::Object(object) => object,
-            _ => unreachable!("an object"),
-        }
-    }
+    use crate::idempotency::arguments;
 
     #[test]
     fn the_fingerprint_ignores_the_key_the_order_and_how_a_number_is_written() {
-        let sent = fingerprint(&object(json!({ "a": 1, "b": [2.0, { "y": 1, "x": 2 }] })));
+        let sent = fingerprint(&arguments(
+            json!({ "a": 1, "b": [2.0, { "y": 1, "x": 2 }] }),
+        ));
         let again =
-            object(json!({ "idempotencyKey": "k1", "b": [2, { "x": 2, "y": 1 }], "a": 1.0 }));
+            arguments(json!({ "idempotencyKey": "k1", "b": [2, { "x": 2, "y": 1 }], "a": 1.0 }));
         assert_eq!(fingerprint(&again), sent);
         assert_eq!(sent.len(), 64);
         assert_ne!(
-            fingerprint(&object(json!({ "a": 2, "b": [2, {"x": 2, "y": 1}] }))),
+            fingerprint(&arguments(json!({ "a": 2, "b": [2, {"x": 2, "y": 1}] }))),
             sent
         );
         assert_ne!(
-            fingerprint(&object(json!({ "a": "1" }))),
-            fingerprint(&object(json!({ "a": 1 })))
+            fingerprint(&arguments(json!({ "a": "1" }))),
+            fingerprint(&arguments(json!({ "a": 1 })))
         );
     }
 }

@@ -85,21 +85,13 @@ impl IdempotencyStore for MemoryStore {
 mod tests {
     use std::time::Duration;
 
-    use rmcp::model::JsonObject;
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::idempotency::DEFAULT_EXPIRY;
+    use crate::idempotency::{DEFAULT_EXPIRY, arguments};
 
-    fn object(value: Value) -> JsonObject {
-        match value {
-            Value::Object(object) => object,
-            _ => unreachable!("an object"),
-        }
-    }
-
-    fn call(key: &str, arguments: Value, expiry: Duration) -> KeyedCall {
-        KeyedCall::new("ada", "write", key, &object(arguments), expiry)
+    fn call(key: &str, sent: Value, expiry: Duration) -> KeyedCall {
+        KeyedCall::new("ada", "write", key, &arguments(sent), expiry)
     }
 
     #[tokio::test]
@@ -120,7 +112,7 @@ mod tests {
             "bob",
             "write",
             "k",
-            &object(json!({ "a": 1 })),
+            &arguments(json!({ "a": 1 })),
             DEFAULT_EXPIRY,
         );
         assert_eq!(store.find(&other_caller).await.unwrap(), None);
