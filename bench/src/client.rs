@@ -75,7 +75,7 @@ impl Connection {
     }
 
     /// Calls a tool and returns its checked `structuredContent`.
-    fn call(&mut self, tool: &str, arguments: Value) -> Result<Value, Error> {
+    pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> Result<Value, Error> {
         let answer = self.request(
             "tools/call",
             json!({ "name": tool, "arguments": arguments.clone() }),
@@ -119,7 +119,7 @@ pub(crate) fn ping_round_trip(
 }
 
 /// The `structuredContent` of a good `tools/call` answer, or what is wrong with it.
-fn checked(answer: &Value) -> Result<&Value, String> {
+pub(crate) fn checked(answer: &Value) -> Result<&Value, String> {
     if let Some(error) = answer.get("error") {
         return Err(format!("JSON-RPC error {error}"));
     }
@@ -145,8 +145,11 @@ pub(crate) struct Ids {
 }
 
 /// Pages spread evenly over every movie and author (up to 40 pages of 50 each), and a few pages
-/// of reviews.
-pub(crate) fn discover(connection: &mut Connection) -> Result<Ids, Error> {
+/// of reviews, read through `call` (a tool's name and arguments to its checked
+/// `structuredContent`), whatever the transport.
+pub(crate) fn discover(
+    mut call: impl FnMut(&str, Value) -> Result<Value, Error>,
+) -> Result<Ids, Error> {
     const PAGES: u64 = 40;
     const LIMIT: u64 = 50;
     let mut ids = Ids {
@@ -157,7 +160,7 @@ pub(crate) fn discover(connection: &mut Connection) -> Result<Ids, Error> {
         reviews: 0,
     };
     for tool in [MoviesSearch::SPEC.name, AuthorsSearch::SPEC.name] {
-        let first = connection.call(tool, json!({ "limit": LIMIT }))?;
+        let first = call(tool, json!({ "limit": LIMIT }))?;
         let total = first["totalCount"].as_u64().ok_or("no totalCount")?;
         let mut pages = vec![first];
         let offsets: Vec<u64> = (1..PAGES)
@@ -170,7 +173,7 @@ pub(crate) fn discover(connection: &mut Connection) -> Result<Ids, Error> {
                 continue;
             }
             last = offset;
-            pages.push(connection.call(tool, json!({ "limit": LIMIT, "offset": offset }))?);
+            pages.push(call(tool, json!({ "limit": LIMIT, "offset": offset }))?);
         }
         for page in pages {
             for item in page["items"].as_array().ok_or("no items")? {
@@ -188,7 +191,7 @@ pub(crate) fn discover(connection: &mut Connection) -> Result<Ids, Error> {
         }
     }
     for offset in [0, LIMIT, 2 * LIMIT] {
-        let page = connection.call("reviews_list", json!({ "limit": LIMIT, "offset": offset }))?;
+        let page = call("reviews_list", json!({ "limit": LIMIT, "offset": offset }))?;
         ids.reviews += page["items"].as_array().map_or(0, Vec::len);
     }
     if ids.movies.is_empty() || ids.authors.is_empty() {

@@ -1,4 +1,5 @@
-//! `bench`: how fast the release server answers a mixed workload, end to end over stdio.
+//! `bench`: how fast the release server answers a mixed workload, end to end over stdio, or
+//! over Streamable HTTP with `--transport http` (see `http`).
 //!
 //! It seeds (or reuses) a database of a given size with the server's `seed` command, starts the
 //! server as a child process on that database, times spawn → initialize answer, discovers ids
@@ -45,11 +46,18 @@
 //!     --postgres postgres://localhost/movie_reviews_bench
 //! # Another workload:
 //! target/release/bench --size small --calls 5000 --in-flight 1 --mix get=4,search=3,list=2,write=1
+//! # Over HTTP, at 1, 16, 64 and 256 connections; three replicas on PostgreSQL; a running server:
+//! target/release/bench --transport http --size large
+//! target/release/bench --transport http --size large --replicas 3 \
+//!     --postgres postgres://localhost/movie_reviews_bench
+//! BENCH_TOKEN=… target/release/bench --transport http --url http://127.0.0.1:8080/mcp
+//! # What the HTTP loader costs per call, against a canned answer:
+//! target/release/bench --transport http --loader-cost
 //! ```
 //!
-//! This file holds the command line and one size's run; the MCP client is `client`, the calls
-//! it sends `workload`, the same calls on the store `in_process`, and what a run measured, its
-//! table and its figure `report` (drawn by `plot`).
+//! This file holds the command line and one size's run over stdio; the MCP client is `client`,
+//! the calls it sends `workload`, the same calls on the store `in_process`, and what a run
+//! measured, its table and its figure `report` (drawn by `plot`). The HTTP run is `http`.
 
 #![forbid(unsafe_code)]
 
@@ -68,6 +76,7 @@ use report::{Report, cpu_time, plot_figure, print_comparison, print_table, vm_hw
 use workload::{Call, parse_mix};
 
 mod client;
+mod http;
 mod in_process;
 mod plot;
 mod report;
@@ -92,7 +101,7 @@ struct Args {
     /// How many tools/call requests to send.
     #[arg(long, default_value_t = 20_000)]
     calls: usize,
-    /// How many requests to keep in flight.
+    /// How many requests to keep in flight over stdio.
     #[arg(long, default_value_t = 16)]
     in_flight: usize,
     /// Relative weights of the kinds of call.
@@ -120,6 +129,42 @@ struct Args {
     /// follows. The plot shows the server only.
     #[arg(long, value_name = "PATH")]
     baseline: Option<PathBuf>,
+    /// How the calls reach the server: over stdio (one client pipelining `--in-flight` calls)
+    /// or over Streamable HTTP (`--connections` keep-alive connections).
+    #[arg(long, value_enum, default_value = "stdio")]
+    transport: Transport,
+    /// HTTP: the numbers of concurrent keep-alive connections to load the server with, one
+    /// after another.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1,16,64,256",
+        value_name = "C,…"
+    )]
+    connections: Vec<usize>,
+    /// HTTP: the revision of MCP the requests speak.
+    #[arg(long, value_enum, default_value = "2026-07-28")]
+    protocol: http::Protocol,
+    /// HTTP: replicas to start, spreading the connections over them in turn; they share one
+    /// PostgreSQL database (`--postgres` or `--database postgres://…`).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    replicas: u16,
+    /// HTTP: measure the server already serving at this URL (http://HOST:PORT/mcp) instead of
+    /// starting one. The reviews its calls write are left in its database.
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+    /// HTTP: the bearer token to present to `--url`.
+    #[arg(long, env = "BENCH_TOKEN", value_name = "TOKEN", requires = "url")]
+    token: Option<String>,
+    /// HTTP: measure only what the loader costs per call, against a canned answer.
+    #[arg(long)]
+    loader_cost: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Transport {
+    Stdio,
+    Http,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -159,6 +204,15 @@ fn main() -> ExitCode {
 
 fn run(args: Args) -> Result<(), Error> {
     let mix = parse_mix(&args.mix)?;
+    let http = args.transport == Transport::Http;
+    if !http && (args.url.is_some() || args.loader_cost || args.replicas > 1) {
+        return Err(
+            "--url, --loader-cost and --replicas measure HTTP: add --transport http".into(),
+        );
+    }
+    if http && args.plot.is_some() {
+        return Err("--plot draws the stdio run: leave it out with --transport http".into());
+    }
     let server = match args.server.clone() {
         Some(path) => path,
         None => std::env::current_exe()?
@@ -166,7 +220,8 @@ fn run(args: Args) -> Result<(), Error> {
             .ok_or("the bench binary has no folder")?
             .join("movie-reviews-mcp"),
     };
-    if !server.is_file() {
+    let needs_server = args.url.is_none() && !args.loader_cost;
+    if needs_server && !server.is_file() {
         return Err(format!(
             "no server binary at {}: build it with `cargo build --release -p movie-reviews-mcp` \
              or pass --server PATH",
@@ -209,6 +264,9 @@ fn run(args: Args) -> Result<(), Error> {
             }
         }
     }
+    if http {
+        return http::run(&args, &server, &mix);
+    }
     let mut reports = Vec::new();
     for &size in &args.sizes {
         let sqlite = args.database.clone().unwrap_or_else(|| {
@@ -243,7 +301,7 @@ fn run(args: Args) -> Result<(), Error> {
 
 /// The URL of the PostgreSQL database for `size`: `prefix` with `_SIZE` appended to the
 /// database's name (the URL's path, before any `?options`).
-fn postgres_database(prefix: &str, size: SizeName) -> Result<PathBuf, Error> {
+pub(crate) fn postgres_database(prefix: &str, size: SizeName) -> Result<PathBuf, Error> {
     // The URL is not repeated: it may hold a password.
     let usage = || {
         "--postgres: give postgres://[USER@]HOST[:PORT]/NAME (the size is appended to NAME)"
@@ -282,33 +340,7 @@ fn run_size(
         .enable_all()
         .build()?;
 
-    // Seed, unless the file already holds exactly this size.
-    let seed_time = if runtime.block_on(has_counts(&target, counts)) {
-        eprintln!("bench: reusing {target} ({counts:?})");
-        None
-    } else {
-        eprintln!(
-            "bench: seeding {target} with {} movies, {} authors, {} reviews…",
-            counts.0, counts.1, counts.2
-        );
-        let started = Instant::now();
-        let status = Command::new(server)
-            .arg("seed")
-            .arg("--database")
-            .arg(&database)
-            .args(["--movies", &counts.0.to_string()])
-            .args(["--authors", &counts.1.to_string()])
-            .args(["--reviews", &counts.2.to_string()])
-            .status()?;
-        if !status.success() {
-            let hint = match target {
-                Database::Postgres(_) => " (a PostgreSQL database must exist: `createdb NAME`)",
-                Database::Sqlite(_) => "",
-            };
-            return Err(format!("`{} seed` failed: {status}{hint}", server.display()).into());
-        }
-        Some(started.elapsed())
-    };
+    let seed_time = seed_or_reuse(&runtime, server, size, &database)?;
 
     // Start the server and initialize.
     let spawned = Instant::now();
@@ -344,7 +376,7 @@ fn run_size(
         }
         connection.notify("notifications/initialized")?;
 
-        let ids = discover(&mut connection)?;
+        let ids = discover(|tool, arguments| connection.call(tool, arguments))?;
         eprintln!(
             "bench: discovered {} movies, {} authors, {} reviews through the tools",
             ids.movies.len(),
@@ -425,6 +457,43 @@ fn run_size(
     })
 }
 
+/// Seeds `database` at `size` with `server`'s `seed` command, unless it already holds exactly
+/// that size; how long seeding took, if it did.
+fn seed_or_reuse(
+    runtime: &tokio::runtime::Runtime,
+    server: &Path,
+    size: SizeName,
+    database: &Path,
+) -> Result<Option<Duration>, Error> {
+    let target = Database::named(database.to_owned())?;
+    let counts = size.counts();
+    if runtime.block_on(has_counts(&target, counts)) {
+        eprintln!("bench: reusing {target} ({counts:?})");
+        return Ok(None);
+    }
+    eprintln!(
+        "bench: seeding {target} with {} movies, {} authors, {} reviews…",
+        counts.0, counts.1, counts.2
+    );
+    let started = Instant::now();
+    let status = Command::new(server)
+        .arg("seed")
+        .arg("--database")
+        .arg(database)
+        .args(["--movies", &counts.0.to_string()])
+        .args(["--authors", &counts.1.to_string()])
+        .args(["--reviews", &counts.2.to_string()])
+        .status()?;
+    if !status.success() {
+        let hint = match target {
+            Database::Postgres(_) => " (a PostgreSQL database must exist: `createdb NAME`)",
+            Database::Sqlite(_) => "",
+        };
+        return Err(format!("`{} seed` failed: {status}{hint}", server.display()).into());
+    }
+    Ok(Some(started.elapsed()))
+}
+
 /// What the runs against the server measured, and the connection, still open, they ran on.
 struct ServerRun {
     connection: Connection,
@@ -438,7 +507,6 @@ struct ServerRun {
     main_cpu: Option<Duration>,
 }
 
-/// What one size's run measured.
 #[cfg(test)]
 mod tests {
     use super::*;

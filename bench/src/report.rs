@@ -16,6 +16,16 @@ use crate::workload::TOOLS;
 
 /// The server's peak resident set (VmHWM), in KiB.
 pub(crate) fn vm_hwm(pid: u32) -> Option<u64> {
+    status_kib(pid, "VmHWM:")
+}
+
+/// The server's resident set now (VmRSS), in KiB.
+pub(crate) fn vm_rss(pid: u32) -> Option<u64> {
+    status_kib(pid, "VmRSS:")
+}
+
+/// A field of `/proc/PID/status` given in kB.
+fn status_kib(pid: u32, field: &str) -> Option<u64> {
     let mut status = String::new();
     std::fs::File::open(format!("/proc/{pid}/status"))
         .ok()?
@@ -23,14 +33,24 @@ pub(crate) fn vm_hwm(pid: u32) -> Option<u64> {
         .ok()?;
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .find_map(|line| line.strip_prefix(field))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
-/// The CPU time the process has used so far, every thread's, user and system: fields 14 and
-/// 15 of `/proc/PID/stat`, in clock ticks of 10 ms (`USER_HZ` is 100 on Linux).
+/// The CPU time the process has used so far, every thread's, user and system.
 pub(crate) fn cpu_time(pid: u32) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    cpu_time_in(&format!("/proc/{pid}/stat"))
+}
+
+/// The CPU time the calling thread has used so far, user and system.
+pub(crate) fn thread_cpu_time() -> Option<Duration> {
+    cpu_time_in("/proc/thread-self/stat")
+}
+
+/// Fields 14 and 15 of a `stat` file of `/proc`, in clock ticks of 10 ms (`USER_HZ` is 100 on
+/// Linux).
+fn cpu_time_in(path: &str) -> Option<Duration> {
+    let stat = std::fs::read_to_string(path).ok()?;
     // The command name, field 2, is in parentheses and may hold spaces: count from after it.
     let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
     let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;

@@ -91,3 +91,50 @@ fn the_benchmark_runs_on_the_small_set_and_draws_its_plot() {
         }
     }
 }
+
+#[test]
+fn over_http_the_benchmark_loads_the_server_at_each_connection_count() {
+    let bench = Path::new(env!("CARGO_BIN_EXE_bench"));
+    let server = bench.with_file_name("movie-reviews-mcp");
+    assert!(server.is_file(), "no server at {}", server.display());
+    let folder = tempfile::tempdir().unwrap();
+    let database = folder.path().join("small.db");
+    let run = Command::new(bench)
+        .args(["--transport", "http", "--size", "small", "--calls", "200"])
+        .args(["--connections", "1,8"])
+        .arg("--database")
+        .arg(&database)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "bench failed:\n{stderr}");
+    let output = String::from_utf8_lossy(&run.stdout);
+    let (_, summary) = output
+        .split_once("| connections | calls/s |")
+        .unwrap_or_else(|| panic!("no summary table in:\n{output}"));
+    for connections in ["| 1 |", "| 8 |"] {
+        let line = summary
+            .lines()
+            .find(|line| line.starts_with(connections))
+            .unwrap_or_else(|| panic!("no {connections} row in:\n{summary}"));
+        // Every call answered well: the last column, errors, is 0.
+        assert!(line.ends_with("| 0 | 0 |"), "refusals or errors in {line}");
+    }
+    for tool in ["movies_get", "reviews_write", "reads"] {
+        assert!(
+            output.lines().any(|line| line.starts_with(tool)),
+            "no {tool} row in:\n{output}"
+        );
+    }
+    // The reviews written were deleted: a second run reuses the database.
+    let again = Command::new(bench)
+        .args(["--transport", "http", "--size", "small", "--calls", "20"])
+        .args(["--connections", "2"])
+        .arg("--database")
+        .arg(&database)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success(), "bench failed:\n{stderr}");
+    assert!(stderr.contains("reusing"), "{stderr}");
+}
