@@ -9,7 +9,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use rmcp::RoleServer;
-use rmcp::model::MetaObject;
+
 use rmcp::model::{
     ClientCapabilities, Extensions, InputResponses, ProgressNotificationParam, ProgressToken,
     ProtocolVersion,
@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::policy::idempotency::KeyedCall;
 use crate::policy::timeout::UserTime;
+use crate::trace::TraceContext;
 
 /// The least time between two progress notifications of one call. A tool may report as often
 /// as it likes; the notifications in between are left out, except the one that reports the
@@ -169,6 +170,7 @@ impl Context {
     /// a tool that may ask its user (`confirming`): the other calls need not copy it.
     pub(crate) fn of_request(
         request: &mut RequestContext<RoleServer>,
+        trace: &TraceContext,
         confirming: bool,
     ) -> Context {
         let progress = request.meta.get_progress_token().map(|token| Progress {
@@ -184,7 +186,7 @@ impl Context {
             capabilities: request.client_capabilities(),
         });
         Context {
-            trace_id: crate::trace::call_id(&request.meta),
+            trace_id: trace.call_id(),
             cancelled: request.ct.clone(),
             also_cancelled,
             progress,
@@ -200,7 +202,7 @@ impl Context {
     /// [`call`](crate::call) runs a tool with.
     pub fn detached() -> Context {
         Context {
-            trace_id: crate::trace::call_id(&MetaObject::default()),
+            trace_id: TraceContext::default().call_id(),
             cancelled: CancellationToken::new(),
             also_cancelled: None,
             progress: None,

@@ -10,8 +10,10 @@
 //! valid one), the body (read whole, up to the limit, 413 past it, within the body-read
 //! timeout, 408 past it), the scope the called tool declares (403 without it); then rmcp, which
 //! checks the `Host` and `Origin` against the allowed ones (against DNS rebinding) and runs the
-//! call. What rmcp parses is the JSON value the gate checked, re-encoded, so the two can never
-//! read one body two ways. The whole request has the request timeout (503 past it).
+//! call. rmcp parses bytes it reads as the very message the gate checked (the bytes sent, or,
+//! for the rare body two readers could read two ways, the gate's reading written out again),
+//! so the two can never read one body two ways. The whole request has the request timeout (503
+//! past it).
 //!
 //! Every tool must declare a scope when authentication is on: [`bind`] refuses to serve
 //! otherwise, since a tool without one would be open to any valid token.

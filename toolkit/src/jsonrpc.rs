@@ -23,6 +23,8 @@ mod tool_call;
 
 pub use readable::make_readable;
 
+use std::borrow::Cow;
+
 use rmcp::model::{ClientJsonRpcMessage, ClientNotification, ClientRequest, JsonRpcMessage};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -86,18 +88,57 @@ fn read_readable(bytes: &[u8], text: &[u8]) -> Read<Box<Incoming>> {
 /// rmcp at it); only one it cannot take is read again as JSON, to say what is wrong with it.
 pub fn read_message(bytes: &[u8]) -> Read<ClientJsonRpcMessage> {
     let text = make_readable(bytes);
-    if let Some(call) = tool_call::read(&text) {
-        return Read::Forward(call);
+    read_either_way(bytes, &text).map_forward(|read| match read {
+        Reading::Direct(message) => message,
+        Reading::AsJson(incoming) => incoming.message,
+    })
+}
+
+/// Reads one message as [`read_message`] does, for rmcp to read again from bytes (its HTTP
+/// service parses the body itself): the message, and the bytes that rmcp reads as that very
+/// message. They are the bytes sent, unless they had to be made readable or a key was given
+/// twice (rmcp and a JSON value read those two ways): then the message written out again.
+pub fn read_for_rmcp(bytes: &[u8]) -> Read<(ClientJsonRpcMessage, Cow<'_, [u8]>)> {
+    let text = make_readable(bytes);
+    match read_either_way(bytes, &text) {
+        Read::Forward(Reading::Direct(message)) => Read::Forward((message, text)),
+        Read::Forward(Reading::AsJson(incoming)) => match serde_json::to_vec(&incoming.json) {
+            Ok(written) => Read::Forward((incoming.message, Cow::Owned(written))),
+            // Writing a `Value` fails only for a map with non-string keys, which JSON cannot
+            // have.
+            Err(_) => Read::Refuse(error_response(None, -32603, "Internal error.")),
+        },
+        Read::Refuse(answer) => Read::Refuse(answer),
+        Read::Drop => Read::Drop,
+    }
+}
+
+/// How a message was read: straight into rmcp's types, or through a JSON value.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "it lives on the stack only while a message is read; boxing the common variant \
+              would cost an allocation per message"
+)]
+enum Reading {
+    Direct(ClientJsonRpcMessage),
+    AsJson(Box<Incoming>),
+}
+
+/// Reads `text`, the message `bytes` made readable, into rmcp's types, through a JSON value only
+/// when rmcp would not read it as it is.
+fn read_either_way(bytes: &[u8], text: &[u8]) -> Read<Reading> {
+    if let Some(call) = tool_call::read(text) {
+        return Read::Forward(Reading::Direct(call));
     }
     // rmcp takes any method it does not know as a custom one, and so also a known method whose
     // params it could not read (a key given twice, say), where a `Value` keeps the last: such a
     // message is read again through `read`, so that stdio reads it as HTTP does.
-    if let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(&text)
+    if let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(text)
         && !is_custom(&message)
     {
-        return Read::Forward(message);
+        return Read::Forward(Reading::Direct(message));
     }
-    read_readable(bytes, &text).map_forward(|incoming| incoming.message)
+    read_readable(bytes, text).map_forward(Reading::AsJson)
 }
 
 /// Whether rmcp read `message` as a method it does not know.

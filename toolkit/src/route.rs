@@ -24,7 +24,7 @@ use crate::layer::{Answer, Layers, Next, ToolCall};
 use crate::outcome::Observer;
 use crate::policy::idempotency::{KEY_ARGUMENT, KeyedCall};
 use crate::schema::{OutputSchemaError, input_schema, output_schema};
-use crate::trace::{Transport, call_span};
+use crate::trace::{TraceContext, Transport, call_span};
 use crate::{
     CallOutcome, CallRecord, Confirmations, Context, Labels, Run, Tool, ToolError, ToolSpec,
     Violations,
@@ -401,8 +401,10 @@ where
     T: Run<S>,
 {
     let mut context = context;
-    let transport = Transport::of(&context.request_context.extensions);
-    let mut call = Context::of_request(&mut context.request_context, T::SPEC.confirm);
+    let request = &context.request_context;
+    let transport = Transport::of(&request.extensions);
+    let trace = TraceContext::of(&request.meta, &request.extensions);
+    let mut call = Context::of_request(&mut context.request_context, &trace, T::SPEC.confirm);
     call.retry = Retry {
         request_state: context.request_state.take(),
         input_responses: context.input_responses.take(),
@@ -411,6 +413,7 @@ where
     let span = call_span(
         Some(T::SPEC.name),
         &context.request_context,
+        &trace,
         call.trace_id(),
         transport,
     );

@@ -1,13 +1,60 @@
 //! Which trace a tool call belongs to, so that its log lines can be told apart and followed
 //! from the client through any replica: the trace id of the W3C `traceparent` the client sent
-//! in the request's `_meta` (where the 2026-07-28 revision of MCP carries trace context), or,
-//! without one, a request id of the server's own. And the span each call runs in, named and
+//! in the request's `_meta` (where the 2026-07-28 revision of MCP carries trace context) or,
+//! over HTTP, in the request's header of that name, or, without one, a request id of the
+//! server's own. And the span each call runs in, named and
 //! attributed after OpenTelemetry's conventions for MCP, parented to the client's trace where
 //! the feature `opentelemetry` is on.
 
 use rmcp::RoleServer;
-use rmcp::model::MetaObject;
+use rmcp::model::{Extensions, MetaObject};
 use rmcp::service::RequestContext;
+
+/// The trace context a request carries: the `traceparent` and `tracestate` of its `_meta`, or,
+/// over HTTP, of its headers (the same context, sent the HTTP way); the `_meta` wins.
+#[derive(Debug, Default)]
+pub(crate) struct TraceContext {
+    traceparent: Option<String>,
+    #[cfg_attr(not(feature = "opentelemetry"), allow(dead_code))]
+    tracestate: Option<String>,
+}
+
+impl TraceContext {
+    /// The trace context of a request with this `_meta` and these extensions (where HTTP's
+    /// service puts the HTTP request's parts).
+    pub(crate) fn of(meta: &MetaObject, extensions: &Extensions) -> TraceContext {
+        if let Some(traceparent) = meta.get_traceparent() {
+            return TraceContext {
+                traceparent: Some(traceparent.to_owned()),
+                tracestate: meta.get_tracestate().map(str::to_owned),
+            };
+        }
+        let Some(parts) = crate::context::find::<http::request::Parts>(extensions) else {
+            return TraceContext::default();
+        };
+        let header = |name: &str| {
+            let value = parts.headers.get(name)?.to_str().ok()?;
+            Some(value.to_owned())
+        };
+        TraceContext {
+            traceparent: header(TRACEPARENT),
+            tracestate: header(TRACESTATE),
+        }
+    }
+
+    /// The id a call's log lines carry: the client's trace id, or a new request id.
+    pub(crate) fn call_id(&self) -> String {
+        match self.traceparent.as_deref().and_then(parse) {
+            Some(parent) => parent.trace_id.to_owned(),
+            // A simple uuid is 32 hex digits: half of one is plenty for telling calls apart.
+            None => uuid::Uuid::new_v4().simple().to_string()[..16].to_owned(),
+        }
+    }
+}
+
+/// The W3C Trace Context headers, and the `_meta` keys MCP carries them under.
+const TRACEPARENT: &str = "traceparent";
+const TRACESTATE: &str = "tracestate";
 
 /// How a call reached the server, as OpenTelemetry's `network.transport` names it.
 #[derive(Debug, Clone, Copy)]
@@ -39,6 +86,7 @@ impl Transport {
 pub(crate) fn call_span(
     tool: Option<&str>,
     request: &RequestContext<RoleServer>,
+    trace: &TraceContext,
     trace_id: &str,
     transport: Transport,
 ) -> tracing::Span {
@@ -62,7 +110,9 @@ pub(crate) fn call_span(
         trace_id = %trace_id,
     );
     #[cfg(feature = "opentelemetry")]
-    remote_parent(&span, &request.meta);
+    remote_parent(&span, trace);
+    #[cfg(not(feature = "opentelemetry"))]
+    let _ = trace;
     span
 }
 
@@ -73,15 +123,15 @@ pub(crate) fn failed(span: &tracing::Span, error: &str) {
     span.record("otel.status_code", "error");
 }
 
-/// Makes the client's span, as the `traceparent` and `tracestate` of `meta` name it, the
+/// Makes the client's span, as the `traceparent` and `tracestate` of `trace` name it, the
 /// parent of `span`: what a subscriber with tracing-opentelemetry's layer exports it under.
 /// Without a well-formed `traceparent` the span starts a trace of its own.
 #[cfg(feature = "opentelemetry")]
-fn remote_parent(span: &tracing::Span, meta: &MetaObject) {
+fn remote_parent(span: &tracing::Span, trace: &TraceContext) {
     use opentelemetry::trace::{SpanContext, SpanId, TraceContextExt as _, TraceFlags, TraceId};
     use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
-    let Some(parent) = meta.get_traceparent().and_then(parse) else {
+    let Some(parent) = trace.traceparent.as_deref().and_then(parse) else {
         return;
     };
     let (Ok(trace_id), Ok(span_id)) = (
@@ -90,7 +140,10 @@ fn remote_parent(span: &tracing::Span, meta: &MetaObject) {
     ) else {
         return;
     };
-    let state = meta.get_tracestate().and_then(|state| state.parse().ok());
+    let state = trace
+        .tracestate
+        .as_deref()
+        .and_then(|state| state.parse().ok());
     let context = SpanContext::new(
         trace_id,
         span_id,
@@ -101,15 +154,6 @@ fn remote_parent(span: &tracing::Span, meta: &MetaObject) {
     let context = opentelemetry::Context::new().with_remote_span_context(context);
     // Refused only when no OpenTelemetry layer sees the span, which then has no parent to take.
     let _ = span.set_parent(context);
-}
-
-/// The id a call's log lines carry: the client's trace id, or a new request id.
-pub(crate) fn call_id(meta: &MetaObject) -> String {
-    match meta.get_traceparent().and_then(parse) {
-        Some(parent) => parent.trace_id.to_owned(),
-        // A simple uuid is 32 hex digits: half of one is plenty for telling calls apart.
-        None => uuid::Uuid::new_v4().simple().to_string()[..16].to_owned(),
-    }
 }
 
 /// What a `traceparent` says: the trace, the client's span in it, and the trace's flags.
@@ -189,9 +233,32 @@ mod tests {
 
     #[test]
     fn without_a_trace_a_call_gets_a_request_id_of_its_own() {
-        let meta = MetaObject::default();
-        let (first, second) = (call_id(&meta), call_id(&meta));
+        let trace = TraceContext::default();
+        let (first, second) = (trace.call_id(), trace.call_id());
         assert_eq!(first.len(), 16);
         assert_ne!(first, second);
+    }
+
+    #[test]
+    fn the_meta_names_the_trace_before_the_http_headers() {
+        let in_meta = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        let in_header = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+        let (mut parts, ()) = http::Request::builder()
+            .header(TRACEPARENT, in_header)
+            .body(())
+            .unwrap()
+            .into_parts();
+        parts
+            .headers
+            .insert(TRACESTATE, "vendor=1".parse().unwrap());
+        let mut extensions = Extensions::new();
+        extensions.insert(parts);
+        let from_headers = TraceContext::of(&MetaObject::default(), &extensions);
+        assert_eq!(from_headers.call_id(), "0af7651916cd43dd8448eb211c80319c");
+        assert_eq!(from_headers.tracestate.as_deref(), Some("vendor=1"));
+        let mut meta = MetaObject::default();
+        meta.0.insert(TRACEPARENT.to_owned(), in_meta.into());
+        let from_meta = TraceContext::of(&meta, &extensions);
+        assert_eq!(from_meta.call_id(), "4bf92f3577b34da6a3ce929d0e0e4736");
     }
 }

@@ -1,7 +1,9 @@
 //! The gate in front of rmcp at `/mcp`: the bearer token (401 without a valid one), the body
-//! (read whole within its limit and deadline, and read as one JSON-RPC message), and the scope
-//! the called tool declares (403 without it). Entry point: the [`guard`] middleware.
+//! (read whole within its limit and deadline, and read as one JSON-RPC message, as rmcp will
+//! read it), and the scope the called tool declares (403 without it). Entry point: the
+//! [`guard`] middleware.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -13,6 +15,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage};
 use serde_json::Value;
 use url::Url;
 
@@ -100,18 +103,26 @@ pub(super) async fn guard(State(gate): State<Arc<Gate>>, request: Request, next:
     if parts.method != Method::POST {
         return next.run(Request::from_parts(parts, body)).await;
     }
-    let read = read_message(&parts.headers, body, gate.max_body_bytes);
+    let read = read_body(&parts.headers, body, gate.max_body_bytes);
     let Ok(read) = tokio::time::timeout(gate.body_read_timeout, read).await else {
         let seconds = gate.body_read_timeout.as_secs();
         tracing::debug!(seconds, "stopped reading a request body that took too long");
         let text = format!("Request Timeout: a request body must arrive within {seconds} s\n");
         return (StatusCode::REQUEST_TIMEOUT, text).into_response();
     };
-    let mut message = match read {
-        Ok(message) => message,
+    let bytes = match read {
+        Ok(bytes) => bytes,
         Err(response) => return response,
     };
-    carry_trace_context(&parts.headers, &mut message);
+    let (message, for_rmcp) = match jsonrpc::read_for_rmcp(&bytes) {
+        Read::Forward(read) => read,
+        Read::Refuse(answer) => return json_response(StatusCode::BAD_REQUEST, &answer),
+        // A notification is never answered with JSON-RPC; HTTP still says it was not taken.
+        Read::Drop => {
+            let text = "Bad Request: unreadable notification\n";
+            return (StatusCode::BAD_REQUEST, text).into_response();
+        }
+    };
     if let Some(caller) = &caller {
         if let Some(missing) = gate.missing_scope(&message, caller) {
             let caller = &caller.subject;
@@ -125,38 +136,17 @@ pub(super) async fn guard(State(gate): State<Arc<Gate>>, request: Request, next:
     if let Some(caller) = caller {
         parts.extensions.insert(caller);
     }
-    let Ok(body) = serde_json::to_vec(&message) else {
-        // Encoding a `Value` fails only for a map with non-string keys, which JSON cannot have.
-        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    // rmcp reads these bytes as the very message checked here: most often they are the bytes
+    // sent, passed on without a copy.
+    let body = match for_rmcp {
+        Cow::Borrowed(_) => Body::from(bytes),
+        Cow::Owned(written) => {
+            parts.headers.remove(CONTENT_LENGTH);
+            Body::from(written)
+        }
     };
-    parts.headers.remove(CONTENT_LENGTH);
-    next.run(Request::from_parts(parts, Body::from(body))).await
+    next.run(Request::from_parts(parts, body)).await
 }
-
-/// Puts a W3C `traceparent` header into the request's `_meta`, where the tools look for the
-/// trace a call belongs to, unless the request carries one there itself. It is the same trace
-/// context, sent the HTTP way.
-fn carry_trace_context(headers: &HeaderMap, message: &mut Value) {
-    let Some(traceparent) = headers
-        .get(TRACEPARENT)
-        .and_then(|value| value.to_str().ok())
-    else {
-        return;
-    };
-    let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) else {
-        return;
-    };
-    let meta = params
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(serde_json::Map::new()));
-    if let Some(meta) = meta.as_object_mut() {
-        meta.entry(TRACEPARENT)
-            .or_insert_with(|| Value::String(traceparent.to_owned()));
-    }
-}
-
-/// The W3C Trace Context header, and the `_meta` key MCP carries it under.
-const TRACEPARENT: &str = "traceparent";
 
 /// The token of an `Authorization: Bearer <token>` header; `None` when there is no such header
 /// (another scheme counts as none). An empty token is returned as such, and refused as invalid.
@@ -168,9 +158,8 @@ fn bearer_token(headers: &HeaderMap) -> Option<&str> {
         .then_some(token.trim())
 }
 
-/// The request's JSON-RPC message, read up to `limit` bytes and checked as on stdio (see
-/// [`jsonrpc`]): what rmcp could not read is answered here, 400 with the JSON-RPC error.
-async fn read_message(headers: &HeaderMap, body: Body, limit: usize) -> Result<Value, Response> {
+/// The request's body, read whole up to `limit` bytes (413 past it).
+async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, Response> {
     let too_large = || {
         tracing::info!(limit, "refused a request body over the limit");
         (
@@ -186,22 +175,10 @@ async fn read_message(headers: &HeaderMap, body: Body, limit: usize) -> Result<V
     if declared.is_some_and(|length| length > limit as u64) {
         return Err(too_large());
     }
-    let bytes: Bytes = match Limited::new(body, limit).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(error) if error.is::<LengthLimitError>() => return Err(too_large()),
-        Err(_) => {
-            return Err((StatusCode::BAD_REQUEST, "Bad Request: unreadable body\n").into_response());
-        }
-    };
-    match jsonrpc::read(&bytes) {
-        Read::Forward(incoming) => Ok(incoming.json),
-        Read::Refuse(answer) => Err(json_response(StatusCode::BAD_REQUEST, &answer)),
-        // A notification is never answered with JSON-RPC; HTTP still says it was not taken.
-        Read::Drop => Err((
-            StatusCode::BAD_REQUEST,
-            "Bad Request: unreadable notification\n",
-        )
-            .into_response()),
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(error) if error.is::<LengthLimitError>() => Err(too_large()),
+        Err(_) => Err((StatusCode::BAD_REQUEST, "Bad Request: unreadable body\n").into_response()),
     }
 }
 
@@ -211,12 +188,18 @@ impl Gate {
     /// that does not exist needs no scope: rmcp answers it with the protocol's "tool not found"
     /// error, and no tool runs. Other methods (initialize, tools/list, ping) need only a valid
     /// token. (A batch never gets this far: it is refused as an Invalid Request.)
-    fn missing_scope(&self, message: &Value, caller: &Caller) -> Option<&'static str> {
-        if message.get("method")?.as_str()? != "tools/call" {
+    fn missing_scope(
+        &self,
+        message: &ClientJsonRpcMessage,
+        caller: &Caller,
+    ) -> Option<&'static str> {
+        let JsonRpcMessage::Request(request) = message else {
             return None;
-        }
-        let tool = message.get("params")?.get("name")?.as_str()?;
-        let scope = self.specs.get(tool)?.scope?;
+        };
+        let ClientRequest::CallToolRequest(call) = &request.request else {
+            return None;
+        };
+        let scope = self.specs.get(&call.params.name)?.scope?;
         (!caller.has_scope(scope)).then_some(scope)
     }
 
