@@ -181,7 +181,8 @@ fn run_replicas(
     } else {
         1
     };
-    let started = Replicas::start(server, database, replicas)?;
+    let clients = args.connections.iter().copied().max().unwrap_or(1);
+    let started = Replicas::start(server, database, replicas, clients)?;
     let (movies, authors, reviews) = size.counts();
     let name = format!(
         "{} set ({movies} movies, {authors} authors, {reviews} reviews), {target}",
@@ -358,7 +359,7 @@ fn read_level(
             Err(error) => Some(format!("call {} failed: {error}", timed.index)),
             Ok(answer) if answer.status == StatusCode::SERVICE_UNAVAILABLE => {
                 level.refused += 1;
-                level.refused_with_retry_after += usize::from(answer.retry_after);
+                level.refused_with_retry_after += usize::from(answer.retry_after.is_some());
                 None
             }
             Ok(answer) if answer.status != StatusCode::OK => Some(format!(

@@ -356,6 +356,17 @@ pub struct HttpOptions {
     )]
     pub max_connections_per_address: u32,
 
+    /// The most requests to /mcp served at once; past it a request is answered 503 with
+    /// Retry-After: 1 at once, and its connection stays open. /healthz is never refused.
+    #[arg(
+        long,
+        env = "MOVIE_REVIEWS_MAX_REQUESTS_IN_FLIGHT",
+        default_value_t = 256,
+        value_parser = clap::value_parser!(u32).range(1..),
+        value_name = "N"
+    )]
+    pub max_requests_in_flight: u32,
+
     /// Turns authentication on with static tokens: a file with one line per token,
     /// `sha256:<hex> scope,scope`, as `movie-reviews-mcp token` prints.
     #[arg(

@@ -162,6 +162,9 @@ async fn settings(options: HttpOptions, declared: &ToolSpecs) -> Result<HttpSett
         .max_connections_per_address(
             usize::try_from(options.max_connections_per_address).unwrap_or(usize::MAX),
         )
+        .max_requests_in_flight(
+            usize::try_from(options.max_requests_in_flight).unwrap_or(usize::MAX),
+        )
         .authorization_servers(authorization_servers)
         .insecure_no_auth(options.insecure_no_auth)
         .observe(HttpTraffic);

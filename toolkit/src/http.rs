@@ -6,7 +6,8 @@
 //! says how; connections are accepted and timed in `connections`.
 //!
 //! One request to `/mcp` goes: the `Host` and `Origin` headers read strictly (`head`), then
-//! CORS (`cors`; a preflight is answered there), then the `gate`: the token (401 without a
+//! CORS (`cors`; a preflight is answered there), then the limit on requests in flight (503 with
+//! `Retry-After` past it), then the `gate`: the token (401 without a
 //! valid one), the body (read whole, up to the limit, 413 past it, within the body-read
 //! timeout, 408 past it), the scope the called tool declares (403 without it); then rmcp, which
 //! checks the `Host` and `Origin` against the allowed ones (against DNS rebinding) and runs the
@@ -68,7 +69,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::header::{ALLOW, CONTENT_TYPE};
+use axum::http::header::{ALLOW, CONTENT_TYPE, RETRY_AFTER};
 use axum::http::{HeaderValue, Method, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -77,6 +78,7 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
@@ -253,6 +255,7 @@ fn app<S: Send + Sync + 'static>(
     }
     let cors = Arc::new(cors::Cors::new(&origins));
     let request_timeout = settings.request_timeout;
+    let in_flight = Arc::new(Semaphore::new(settings.max_requests_in_flight));
     let observer = Arc::clone(&settings.observer);
     let gate = Arc::new(Gate {
         auth: settings.authenticator,
@@ -269,6 +272,7 @@ fn app<S: Send + Sync + 'static>(
     Router::new()
         .route_service(MCP_PATH, mcp)
         .route_layer(middleware::from_fn_with_state(Arc::clone(&gate), guard))
+        .route_layer(middleware::from_fn_with_state(in_flight, limit_in_flight))
         .route("/healthz", get(healthz))
         .route("/readyz", get(move || readyz(readiness.clone())))
         // The metadata's paths come from the public URL, which may hold characters axum reads
@@ -399,6 +403,25 @@ async fn metadata_or_not_found(
         return response;
     }
     json_response(StatusCode::OK, &gate.metadata)
+}
+
+/// Answers 503 with `Retry-After: 1` for a request to MCP past the most served at once (see
+/// [`HttpSettings::max_requests_in_flight`]), before its token or body is read.
+async fn limit_in_flight(
+    State(in_flight): State<Arc<Semaphore>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let Ok(_permit) = in_flight.try_acquire() else {
+        tracing::debug!("refused a request: the most requests in flight are being served");
+        let text = "Service Unavailable: the server is serving all the requests it can at once\n";
+        let mut response = (StatusCode::SERVICE_UNAVAILABLE, text).into_response();
+        response
+            .headers_mut()
+            .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+        return response;
+    };
+    next.run(request).await
 }
 
 /// Answers 503 for a request not answered within `timeout`, reading its body included, so a

@@ -1,6 +1,8 @@
 //! The HTTP loader: `C` keep-alive HTTP/1.1 connections, each a closed loop that takes the next
 //! call of the run, posts it and waits for the whole answer before it takes another, so that
 //! `C` calls are in flight at every moment. Connections are spread over the replicas in turn.
+//! A connection refused with 503 and `Retry-After` waits as long before its next call, as a
+//! real client does.
 //!
 //! It is lean on purpose, since it shares the machine with the server: one thread (a
 //! current-thread runtime), request bodies built before the clock starts, and answers kept
@@ -110,8 +112,8 @@ pub(crate) struct Connection {
 /// What came back for one request.
 pub(crate) struct Answer {
     pub(crate) status: StatusCode,
-    /// Whether a 503 said when to retry.
-    pub(crate) retry_after: bool,
+    /// When a 503 said to retry.
+    pub(crate) retry_after: Option<Duration>,
     pub(crate) body: Bytes,
 }
 
@@ -169,11 +171,27 @@ impl Connection {
         if let Some(authorization) = &self.authorization {
             builder = builder.header(AUTHORIZATION, authorization.clone());
         }
-        let response = sender
-            .send_request(builder.body(Full::new(request.body.clone()))?)
-            .await?;
+        let response = match sender
+            .try_send_request(builder.body(Full::new(request.body.clone()))?)
+            .await
+        {
+            Ok(response) => response,
+            // The server closed the connection before the request went out (an idle connection
+            // giving way to a newer one): sent again on a new connection, as clients do.
+            Err(mut error) => match error.take_message() {
+                Some(unsent) => {
+                    sender = self.open().await?;
+                    sender.send_request(unsent).await?
+                }
+                None => return Err(error.into_error().into()),
+            },
+        };
         let status = response.status();
-        let retry_after = response.headers().contains_key(RETRY_AFTER);
+        let retry_after = response
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|value| value.to_str().ok()?.trim().parse().ok())
+            .map(Duration::from_secs);
         let body = response.into_body().collect().await?.to_bytes();
         // Kept for the next request unless the server said it closes the connection.
         if !sender.is_closed() {
@@ -201,6 +219,21 @@ impl Connection {
         Ok(serde_json::from_slice(&answer.body)?)
     }
 }
+
+/// An error and its causes, as one line.
+fn describe(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(error) = cause {
+        text.push_str(": ");
+        text.push_str(&error.to_string());
+        cause = error.source();
+    }
+    text
+}
+
+/// The longest a connection waits when told to retry later.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(5);
 
 /// One answer of a run, not yet read: which request it answers, on which replica, how long it
 /// took.
@@ -251,11 +284,21 @@ pub(crate) async fn load(
                 let answer = connection
                     .post(request)
                     .await
-                    .map_err(|error| error.to_string());
+                    .map_err(|error| describe(&*error));
+                let latency = sent.elapsed();
+                // A client told when to retry waits that long (up to a few seconds), as a real
+                // one does, instead of knocking again at once.
+                if let Ok(Answer {
+                    retry_after: Some(after),
+                    ..
+                }) = &answer
+                {
+                    tokio::time::sleep((*after).min(MAX_RETRY_AFTER)).await;
+                }
                 answers.push(Timed {
                     index,
                     replica,
-                    latency: sent.elapsed(),
+                    latency,
                     answer,
                 });
             }

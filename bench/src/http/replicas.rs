@@ -22,10 +22,9 @@ const START_WITHIN: Duration = Duration::from_secs(60);
 /// The scopes the bench's token grants: every tool the mix calls.
 const SCOPES: &str = "reviews.read,reviews.write";
 
-/// Connections from one address a replica accepts. The bench is every client at once, from one
-/// address, as a reverse proxy in front of the server is: raised to the total the server
-/// accepts by default, as the operating guide says to behind a proxy.
-const CONNECTIONS_PER_ADDRESS: &str = "512";
+/// The fewest connections a replica is set to accept, in all and from one address: the
+/// server's default total.
+const MIN_CONNECTIONS: usize = 512;
 
 /// Replicas of the server, stopped when dropped.
 pub(crate) struct Replicas {
@@ -36,8 +35,18 @@ pub(crate) struct Replicas {
 
 impl Replicas {
     /// Starts `count` replicas of `server` on `database`, each on a free port, all accepting one
-    /// token minted now.
-    pub(crate) fn start(server: &Path, database: &Path, count: usize) -> Result<Replicas, Error> {
+    /// token minted now, and up to `clients` connections (and the probe's): the bench is every
+    /// client at once, from one address, as a reverse proxy in front of the server is, so the
+    /// limits on connections are raised as an operator raises them for that many clients. The
+    /// server then sheds what it cannot serve at once with 503 and `Retry-After`, past its
+    /// limit on requests in flight.
+    pub(crate) fn start(
+        server: &Path,
+        database: &Path,
+        count: usize,
+        clients: usize,
+    ) -> Result<Replicas, Error> {
+        let connections = (2 * clients).max(MIN_CONNECTIONS).to_string();
         let (token, entry) = mint(server)?;
         let mut replicas = Replicas {
             children: Vec::new(),
@@ -49,7 +58,8 @@ impl Replicas {
                 .arg("--database")
                 .arg(database)
                 .args(["--http", "127.0.0.1:0", "--tokens", &entry])
-                .args(["--max-connections-per-address", CONNECTIONS_PER_ADDRESS])
+                .args(["--max-connections", &connections])
+                .args(["--max-connections-per-address", &connections])
                 // One client calling as fast as it can is what is measured, and what a rate
                 // limit is there to stop.
                 .env("MOVIE_REVIEWS_RATE_LIMITS", "none")

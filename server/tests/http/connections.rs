@@ -11,7 +11,8 @@ use test_support::{EXIT_TIMEOUT, HttpServer, TempDir, http_client, raw_connectio
 /// A client that sends slowly holds a connection only so long, and an idle one not at all when
 /// someone else needs it: with one connection allowed, a head that never ends is closed at its
 /// deadline, or at once when a newcomer arrives; a body that never ends keeps its request busy
-/// until the body's deadline (408), and meanwhile a newcomer is turned away with 503.
+/// until the body's deadline (408), and meanwhile a newcomer is turned away with 503 and
+/// `Retry-After`, except a probe of `/healthz`, answered at once: the server is alive.
 #[tokio::test]
 async fn slow_clients_are_cut_off_and_idle_ones_give_way() {
     let dir = TempDir::new("http-slow");
@@ -71,11 +72,25 @@ async fn slow_clients_are_cut_off_and_idle_ones_give_way() {
     .unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
     let turned_away = http_client()
-        .get(format!("{}/healthz", server.origin()))
+        .get(format!("{}/readyz", server.origin()))
         .send()
         .await
         .unwrap();
     assert_eq!(turned_away.status(), 503);
+    assert_eq!(turned_away.headers()["retry-after"], "1");
+    let probed = Instant::now();
+    let alive = http_client()
+        .get(format!("{}/healthz", server.origin()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(alive.status(), 200);
+    assert_eq!(alive.text().await.unwrap(), "ok\n");
+    assert!(
+        probed.elapsed() < Duration::from_millis(500),
+        "a probe turned away waited {:?}",
+        probed.elapsed()
+    );
     let answer = read_answer(&mut slow).await;
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
 }

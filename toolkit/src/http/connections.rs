@@ -10,7 +10,9 @@
 //! [`registry`] for which): holding a connection open without a request in flight costs a
 //! client nothing, so it must not keep anyone else out, and a probe of `/healthz` never waits
 //! behind idle sockets. Only when every candidate has a request in flight is the newcomer
-//! turned away, with 503.
+//! turned away, with 503 and `Retry-After`; a probe of `/healthz` is still answered 200 then,
+//! since a server too busy for another connection is alive, and restarting it would only make
+//! matters worse.
 
 mod registry;
 
@@ -38,8 +40,10 @@ use registry::{Activity, Admitted, Caps, Registry};
 const ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 
 /// Connections being turned away at once, at most; past it, a connection turned away is closed
-/// without a word. Each holds a socket and a small task for [`TURN_AWAY_WITHIN`] at most.
-const MAX_TURNING_AWAY: usize = 64;
+/// without a word. Each holds a socket and a small task for [`TURN_AWAY_WITHIN`] at most, and
+/// most are done within a round trip: enough for a burst of a thousand clients to each read
+/// their 503.
+const MAX_TURNING_AWAY: usize = 1024;
 
 /// How long a connection turned away has to send its request and take the answer.
 const TURN_AWAY_WITHIN: Duration = Duration::from_secs(1);
@@ -48,10 +52,27 @@ const TURN_AWAY_WITHIN: Duration = Duration::from_secs(1);
 /// reads an answer that comes before its request as an error, not as the 503.
 const REQUEST_WAIT: Duration = Duration::from_millis(100);
 
-/// What a connection turned away is told before it is closed.
+/// What a connection turned away is told before it is closed: to come back in a second.
 const TURNED_AWAY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\n\
-content-type: text/plain; charset=utf-8\r\ncontent-length: 57\r\n\r\n\
+retry-after: 1\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: 57\r\n\r\n\
 Service Unavailable: every connection has a request open\n";
+
+/// What a probe of `/healthz` turned away is told: the process answers, as `/healthz` says (a
+/// `HEAD` gets the head alone).
+const ALIVE: &[u8] = b"HTTP/1.1 200 OK\r\nconnection: close\r\n\
+content-type: text/plain; charset=utf-8\r\ncontent-length: 3\r\n\r\nok\n";
+const ALIVE_HEAD_LENGTH: usize = ALIVE.len() - 3;
+
+/// The answer a request turned away gets, by how it begins.
+fn turned_away_answer(request: &[u8]) -> &'static [u8] {
+    if request.starts_with(b"GET /healthz ") {
+        ALIVE
+    } else if request.starts_with(b"HEAD /healthz ") {
+        &ALIVE[..ALIVE_HEAD_LENGTH]
+    } else {
+        TURNED_AWAY
+    }
+}
 
 /// The limits on connections; see [`HttpSettings`](super::HttpSettings)' setters of the same
 /// names.
@@ -149,10 +170,11 @@ async fn accept(listener: &TcpListener) -> Option<(TcpStream, SocketAddr)> {
     }
 }
 
-/// Tells a connection turned away why, and closes it, on a task of its own. The answer follows
-/// the request (what arrives within [`REQUEST_WAIT`]), and the connection is closed only once
-/// the client has closed its side or [`TURN_AWAY_WITHIN`] is up: closing a socket with unread
-/// bytes resets the connection, and the client may then never read the 503.
+/// Tells a connection turned away why, and closes it, on a task of its own; a probe of
+/// `/healthz` is told the process is alive. The answer follows the request (what arrives within
+/// [`REQUEST_WAIT`]), and the connection is closed only once the client has closed its side or
+/// [`TURN_AWAY_WITHIN`] is up: closing a socket with unread bytes resets the connection, and the
+/// client may then never read the 503.
 fn turn_away(mut stream: TcpStream, turning_away: &Arc<Semaphore>) {
     let Ok(permit) = Arc::clone(turning_away).try_acquire_owned() else {
         return;
@@ -161,8 +183,12 @@ fn turn_away(mut stream: TcpStream, turning_away: &Arc<Semaphore>) {
         let _permit = permit;
         let mut unread = [0u8; 4096];
         let _ = tokio::time::timeout(TURN_AWAY_WITHIN, async {
-            let _ = tokio::time::timeout(REQUEST_WAIT, stream.read(&mut unread)).await;
-            stream.write_all(TURNED_AWAY).await?;
+            let read = tokio::time::timeout(REQUEST_WAIT, stream.read(&mut unread)).await;
+            let request = match read {
+                Ok(Ok(length)) => &unread[..length],
+                _ => &[],
+            };
+            stream.write_all(turned_away_answer(request)).await?;
             stream.shutdown().await?;
             while stream.read(&mut unread).await? > 0 {}
             io::Result::Ok(())
@@ -246,5 +272,30 @@ where
             drop(in_flight);
             answer
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_liveness_probe_turned_away_is_answered_alive_and_anything_else_told_when_to_retry() {
+        let alive = turned_away_answer(b"GET /healthz HTTP/1.1\r\nhost: a\r\n\r\n");
+        assert!(alive.starts_with(b"HTTP/1.1 200 OK\r\n") && alive.ends_with(b"\r\n\r\nok\n"));
+        let head = turned_away_answer(b"HEAD /healthz HTTP/1.1\r\n");
+        assert!(head.starts_with(b"HTTP/1.1 200 OK\r\n") && head.ends_with(b"\r\n\r\n"));
+        for request in [
+            &b"POST /mcp HTTP/1.1\r\n"[..],
+            b"GET /readyz HTTP/1.1\r\n",
+            b"GET /healthzz HTTP/1.1\r\n",
+            b"",
+        ] {
+            let answer = std::str::from_utf8(turned_away_answer(request)).unwrap();
+            assert!(answer.starts_with("HTTP/1.1 503 "), "{answer}");
+            assert!(answer.contains("\r\nretry-after: 1\r\n"), "{answer}");
+            let (_, body) = answer.split_once("\r\n\r\n").unwrap();
+            assert!(answer.contains(&format!("content-length: {}\r\n", body.len())));
+        }
     }
 }

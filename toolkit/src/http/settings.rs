@@ -39,6 +39,7 @@ pub struct HttpSettings {
     pub(super) max_body_bytes: usize,
     pub(super) body_read_timeout: Duration,
     pub(super) request_timeout: Duration,
+    pub(super) max_requests_in_flight: usize,
     pub(super) shutdown_delay: Duration,
     pub(super) limits: Limits,
     pub(super) authenticator: Option<Authenticator>,
@@ -56,6 +57,7 @@ impl Default for HttpSettings {
             max_body_bytes: 1 << 20,
             body_read_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(60),
+            max_requests_in_flight: 256,
             shutdown_delay: Duration::ZERO,
             limits: Limits {
                 header_read_timeout: Duration::from_secs(10),
@@ -176,6 +178,16 @@ impl HttpSettings {
     /// default; behind a reverse proxy every client has the proxy's address.
     pub fn max_connections_per_address(mut self, connections: usize) -> Self {
         self.limits.max_connections_per_address = connections;
+        self
+    }
+
+    /// The most requests to MCP served at once; past it, a request is answered 503 with
+    /// `Retry-After: 1` at once, on its connection, which stays open. It bounds the memory and
+    /// the time a burst can take: a request beyond what the server can work through soon is
+    /// better told to come back than queued. `/healthz` and `/readyz` are never refused. 256 by
+    /// default.
+    pub fn max_requests_in_flight(mut self, requests: usize) -> Self {
+        self.max_requests_in_flight = requests;
         self
     }
 
