@@ -184,7 +184,8 @@ pub(crate) fn sorted(latencies: &[Duration]) -> Vec<Duration> {
     sorted
 }
 
-fn micros(duration: Option<Duration>) -> String {
+/// A latency in whole microseconds, or `-` when there is none.
+pub(crate) fn micros(duration: Option<Duration>) -> String {
     match duration {
         None => "-".to_owned(),
         Some(duration) => format!("{:.0}", duration.as_secs_f64() * 1e6),

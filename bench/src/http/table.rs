@@ -5,17 +5,11 @@ use std::time::Duration;
 
 use crate::http::canned::LoaderCost;
 use crate::http::{HttpReport, Level};
-use crate::report::{quantile, sorted};
+use crate::report::{micros, quantile, sorted};
 use crate::workload::TOOLS;
 
 /// Index of `reviews_write` in [`TOOLS`]: every other tool reads.
 const WRITE: usize = 4;
-
-fn micros(duration: Option<Duration>) -> String {
-    duration.map_or("-".to_owned(), |duration| {
-        format!("{:.0}", duration.as_secs_f64() * 1e6)
-    })
-}
 
 fn millis(duration: Option<Duration>) -> String {
     duration.map_or("-".to_owned(), |duration| {
