@@ -18,13 +18,18 @@ use crate::Error;
 use crate::report::{quantile, sorted};
 use crate::workload::{Call, TOOLS};
 
-/// Keeps the last lines the server logs, reading stderr so it never blocks on a full pipe.
-pub(crate) fn drain_stderr(child: &mut Child) -> Arc<Mutex<Vec<String>>> {
+/// Keeps the last lines the server logs, reading stderr so it never blocks on a full pipe, and
+/// shows each line to `watch` as it comes.
+pub(crate) fn drain_stderr(
+    child: &mut Child,
+    mut watch: impl FnMut(&str) + Send + 'static,
+) -> Arc<Mutex<Vec<String>>> {
     let lines = Arc::new(Mutex::new(Vec::new()));
     if let Some(stderr) = child.stderr.take() {
         let kept = Arc::clone(&lines);
         thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                watch(&line);
                 if let Ok(mut kept) = kept.lock() {
                     if kept.len() == 40 {
                         kept.remove(0);

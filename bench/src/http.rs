@@ -31,7 +31,7 @@ use uuid::Uuid;
 
 use crate::client::{Ids, checked, discover};
 use crate::in_process::delete_reviews;
-use crate::report::{cpu_time, thread_cpu_time, vm_hwm};
+use crate::report::{cpu_spent, cpu_time, per_call, thread_cpu_time, vm_hwm};
 use crate::workload::{self, Call, TOOLS};
 use crate::{Args, Error, SizeName, seed_or_reuse};
 use loader::{Connection, Endpoint, Loaded, Prepared, prepare, prepare_call};
@@ -73,10 +73,7 @@ impl Level {
     }
 
     pub(crate) fn per_call(&self, cpu: Option<Duration>) -> Option<Duration> {
-        let calls = u32::try_from(self.answered())
-            .ok()
-            .filter(|&calls| calls > 0)?;
-        Some(cpu? / calls)
+        per_call(cpu, self.answered())
     }
 }
 
@@ -249,17 +246,11 @@ fn measure(
             connections,
         ));
         let probed = probe.stop();
-        let loader_cpu = thread_cpu_time()
-            .zip(loader_before)
-            .map(|(after, before)| after.saturating_sub(before));
+        let loader_cpu = cpu_spent(loader_before, thread_cpu_time());
         let replica_cpu: Vec<Option<Duration>> = pids
             .iter()
             .zip(&cpu_before)
-            .map(|(&pid, before)| {
-                cpu_time(pid)
-                    .zip(*before)
-                    .map(|(after, before)| after.saturating_sub(before))
-            })
+            .map(|(&pid, &before)| cpu_spent(before, cpu_time(pid)))
             .collect();
         let level = read_level(
             connections,

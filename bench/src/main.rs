@@ -72,7 +72,7 @@ use store::{Database, Store};
 
 use client::{Connection, RunResult, discover, drain_stderr, ping_round_trip, pipelined};
 use in_process::{delete_reviews, has_counts, store_calls};
-use report::{Report, cpu_time, plot_figure, print_comparison, print_table, vm_hwm};
+use report::{Report, cpu_spent, cpu_time, plot_figure, print_comparison, print_table, vm_hwm};
 use workload::{Call, parse_mix};
 
 mod client;
@@ -355,7 +355,7 @@ fn run_size(
         .stderr(Stdio::piped())
         .spawn()?;
     let pid = child.id();
-    let log = drain_stderr(&mut child);
+    let log = drain_stderr(&mut child, |_| {});
     let mut connection = Connection {
         stdin: child.stdin.take().ok_or("no stdin")?,
         stdout: BufReader::new(child.stdout.take().ok_or("no stdout")?),
@@ -391,9 +391,7 @@ fn run_size(
         );
         let cpu_before = cpu_time(pid);
         let (connection, main_run) = pipelined(connection, &calls, args.in_flight)?;
-        let main_cpu = cpu_time(pid)
-            .zip(cpu_before)
-            .map(|(after, before)| after.saturating_sub(before));
+        let main_cpu = cpu_spent(cpu_before, cpu_time(pid));
         let serial_calls = workload::calls(&ids, mix, args.calls.clamp(1, 2_000), 0xfeed);
         eprintln!("bench: {} calls, 1 in flight…", serial_calls.len());
         let (mut connection, serial_run) = pipelined(connection, &serial_calls, 1)?;

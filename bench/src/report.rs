@@ -47,6 +47,17 @@ pub(crate) fn thread_cpu_time() -> Option<Duration> {
     cpu_time_in("/proc/thread-self/stat")
 }
 
+/// The CPU time spent between two readings of it.
+pub(crate) fn cpu_spent(before: Option<Duration>, after: Option<Duration>) -> Option<Duration> {
+    Some(after?.saturating_sub(before?))
+}
+
+/// `cpu` shared out over `calls`; none without a call.
+pub(crate) fn per_call(cpu: Option<Duration>, calls: usize) -> Option<Duration> {
+    let calls = u32::try_from(calls).ok().filter(|&calls| calls > 0)?;
+    Some(cpu? / calls)
+}
+
 /// Fields 14 and 15 of a `stat` file of `/proc`, in clock ticks of 10 ms (`USER_HZ` is 100 on
 /// Linux).
 fn cpu_time_in(path: &str) -> Option<Duration> {
@@ -96,8 +107,7 @@ impl Report {
 
     /// The server's CPU time per call with `in_flight` calls in flight.
     fn cpu_per_call(&self) -> Option<Duration> {
-        let calls = u32::try_from(self.calls).ok()?;
-        Some(self.main_cpu? / calls)
+        per_call(self.main_cpu, self.calls)
     }
 }
 
@@ -386,6 +396,19 @@ pub(crate) fn print_comparison(baseline: &Report, server: &Report) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_is_shared_out_over_calls_and_none_without_one() {
+        let second = Some(Duration::from_secs(1));
+        assert_eq!(per_call(second, 4), Some(Duration::from_millis(250)));
+        assert_eq!(per_call(second, 0), None);
+        assert_eq!(per_call(None, 4), None);
+        assert_eq!(
+            cpu_spent(Some(Duration::from_secs(2)), Some(Duration::from_secs(3))),
+            second
+        );
+        assert_eq!(cpu_spent(None, second), None);
+    }
 
     #[test]
     fn counts_are_labelled_compactly() {

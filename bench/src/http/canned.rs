@@ -21,7 +21,7 @@ use tokio::net::TcpListener;
 
 use crate::Error;
 use crate::http::loader::{self, Endpoint, Prepared, Protocol};
-use crate::report::thread_cpu_time;
+use crate::report::{cpu_spent, per_call, thread_cpu_time};
 
 /// What the loader cost against the canned endpoint.
 pub(crate) struct LoaderCost {
@@ -54,9 +54,7 @@ pub(crate) fn measure(
         Arc::clone(&requests),
         connections,
     ))?;
-    let cpu = thread_cpu_time()
-        .zip(before)
-        .map(|(after, before)| after.saturating_sub(before));
+    let cpu = cpu_spent(before, thread_cpu_time());
     if let Some(failed) = loaded.answers.iter().find(|timed| timed.answer.is_err()) {
         return Err(format!(
             "the canned endpoint failed: {:?}",
@@ -69,9 +67,7 @@ pub(crate) fn measure(
         connections,
         calls,
         calls_per_second: calls as f64 / loaded.elapsed.as_secs_f64(),
-        cpu_per_call: cpu
-            .zip(u32::try_from(calls).ok())
-            .map(|(cpu, calls)| cpu / calls),
+        cpu_per_call: per_call(cpu, calls),
     })
 }
 

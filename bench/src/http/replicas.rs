@@ -3,7 +3,7 @@
 //! and the probe that watches them while they are loaded: `/healthz` on a new connection every
 //! 100 ms, as a load balancer asks it, and the replicas' resident memory.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -13,6 +13,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use crate::Error;
+use crate::client::drain_stderr;
 use crate::http::loader::Endpoint;
 use crate::report::vm_rss;
 
@@ -136,24 +137,12 @@ fn mint(server: &Path) -> Result<(String, String), Error> {
 /// Reads the child's log as it comes, keeping its last lines, and sends the port it names in
 /// its `serving MCP over HTTP on http://ADDRESS/mcp` line.
 fn watch_log(child: &mut Child) -> (Arc<Mutex<Vec<String>>>, mpsc::Receiver<u16>) {
-    let lines = Arc::new(Mutex::new(Vec::new()));
     let (port_found, port) = mpsc::channel();
-    if let Some(stderr) = child.stderr.take() {
-        let kept = Arc::clone(&lines);
-        thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(port) = bound_port(&line) {
-                    let _ = port_found.send(port);
-                }
-                if let Ok(mut kept) = kept.lock() {
-                    if kept.len() == 40 {
-                        kept.remove(0);
-                    }
-                    kept.push(line);
-                }
-            }
-        });
-    }
+    let lines = drain_stderr(child, move |line| {
+        if let Some(port) = bound_port(line) {
+            let _ = port_found.send(port);
+        }
+    });
     (lines, port)
 }
 

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::http::canned::LoaderCost;
 use crate::http::{HttpReport, Level};
-use crate::report::{micros, quantile, sorted};
+use crate::report::{micros, per_call, quantile, sorted};
 use crate::workload::TOOLS;
 
 /// Index of `reviews_write` in [`TOOLS`]: every other tool reads.
@@ -50,13 +50,10 @@ pub(crate) fn print_level(level: &Level) {
             .zip(&level.replica_cpu)
             .enumerate()
             .map(|(index, (&calls, &cpu))| {
-                let per_call = cpu
-                    .zip(u32::try_from(calls).ok().filter(|&calls| calls > 0))
-                    .map(|(cpu, calls)| cpu / calls);
                 format!(
                     "replica {index}: {:.0} calls/s, {} µs CPU per call",
                     calls as f64 / level.elapsed.as_secs_f64(),
-                    micros(per_call)
+                    micros(per_call(cpu, calls))
                 )
             })
             .collect();
