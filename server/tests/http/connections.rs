@@ -126,3 +126,91 @@ async fn a_call_in_flight_at_sigterm_gets_its_answer_then_the_server_exits_0() {
         server.logs()
     );
 }
+
+/// Past `--max-requests-in-flight`, a request to MCP is answered 503 with `Retry-After: 1` at
+/// once, on a connection that stays open: once the request holding the place is done, the next
+/// call on that same connection is served. `/healthz` and `/readyz` are answered meanwhile.
+#[tokio::test]
+async fn past_the_requests_in_flight_a_call_is_told_to_retry_on_a_connection_kept_open() {
+    let dir = TempDir::new("http-in-flight");
+    let server = HttpServer::start(
+        dir.path(),
+        &dir.path().join("reviews.db"),
+        &["--max-requests-in-flight", "1"],
+    );
+    // A request whose body never ends holds the one place.
+    let mut holding = raw_connection(server.port).await;
+    holding
+        .write_all(
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+              Content-Length: 100\r\n\r\n{\"jsonrpc\":",
+        )
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "movies_search", "arguments": {"limit": 1}},
+    })
+    .to_string();
+    let call = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut connection = raw_connection(server.port).await;
+    connection.write_all(call.as_bytes()).await.unwrap();
+    let (head, _) = read_one_answer(&mut connection).await;
+    assert!(head.starts_with("http/1.1 503"), "{head}");
+    assert!(head.contains("\r\nretry-after: 1\r\n"), "{head}");
+    assert!(!head.contains("connection: close"), "{head}");
+
+    for probe in ["/healthz", "/readyz"] {
+        let answer = http_client()
+            .get(format!("{}{probe}", server.origin()))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 200, "{probe}");
+    }
+
+    // The place is free once the holding request goes away.
+    drop(holding);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    connection.write_all(call.as_bytes()).await.unwrap();
+    let (head, body) = read_one_answer(&mut connection).await;
+    assert!(head.starts_with("http/1.1 200"), "{head}\n{body}");
+    assert!(body.contains(r#""isError":false"#), "{body}");
+}
+
+/// One answer read off a kept-alive connection: its head, in lowercase, and its body (by its
+/// `content-length`).
+async fn read_one_answer(connection: &mut tokio::net::TcpStream) -> (String, String) {
+    use tokio::io::AsyncReadExt;
+
+    let mut read = Vec::new();
+    let mut buffer = [0u8; 4096];
+    let answer = async {
+        loop {
+            if let Some(end) = read.windows(4).position(|window| window == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&read[..end]).to_lowercase();
+                let length: usize = head
+                    .lines()
+                    .find_map(|line| line.strip_prefix("content-length: "))
+                    .and_then(|length| length.trim().parse().ok())
+                    .unwrap_or(0);
+                if read.len() >= end + 4 + length {
+                    let body = String::from_utf8_lossy(&read[end + 4..end + 4 + length]);
+                    return (head, body.into_owned());
+                }
+            }
+            let count = connection.read(&mut buffer).await.unwrap();
+            assert!(count > 0, "the connection closed mid-answer");
+            read.extend_from_slice(&buffer[..count]);
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), answer)
+        .await
+        .expect("an answer within 10 s")
+}
