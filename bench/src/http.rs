@@ -258,10 +258,10 @@ fn measure(
             loaded?,
             endpoints.len(),
             Measured {
-                server_cpu: replica_cpu.iter().copied().sum(),
+                server_cpu: measured_total(replica_cpu.iter().copied()),
                 replica_cpu,
                 loader_cpu,
-                peak_rss: pids.iter().map(|&pid| vm_hwm(pid)).sum(),
+                peak_rss: measured_total(pids.iter().map(|&pid| vm_hwm(pid))),
                 probed,
             },
         )?;
@@ -279,6 +279,13 @@ fn measure(
 }
 
 /// Discovery through the tools, one request at a time on `connection`.
+/// The sum of what was measured of each replica; `None` when a replica's figure could not be
+/// read, or there is no replica of ours to read (`--url`).
+fn measured_total<T: std::iter::Sum>(figures: impl Iterator<Item = Option<T>>) -> Option<T> {
+    let figures: Vec<T> = figures.collect::<Option<_>>()?;
+    (!figures.is_empty()).then(|| figures.into_iter().sum())
+}
+
 fn discover_over_http(
     runtime: &tokio::runtime::Runtime,
     connection: &mut Connection,
@@ -462,6 +469,13 @@ mod tests {
         assert_eq!(endpoint_of("http://127.0.0.1:9", None)?.path, "/");
         assert!(endpoint_of("https://127.0.0.1:8080/mcp", None).is_err());
         Ok(())
+    }
+
+    #[test]
+    fn a_total_is_known_only_when_every_replica_was_measured() {
+        assert_eq!(measured_total([Some(2_u64), Some(3)].into_iter()), Some(5));
+        assert_eq!(measured_total([Some(2_u64), None].into_iter()), None);
+        assert_eq!(measured_total(std::iter::empty::<Option<u64>>()), None);
     }
 
     fn answer(result: Value) -> Vec<u8> {

@@ -136,7 +136,7 @@ struct KeySet {
 }
 
 pub(super) struct Key {
-    id: Option<String>,
+    pub(super) id: Option<String>,
     pub(super) algorithm: Algorithm,
     pub(super) decoding: DecodingKey,
 }

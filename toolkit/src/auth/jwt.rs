@@ -5,15 +5,23 @@
 //! Only RS256, ES256 and EdDSA are accepted, and the algorithm comes from the key, never from
 //! the token's header: a header that names another algorithm than its key's is refused, so
 //! `none` and the HMAC family (which would turn a public key into a shared secret) never pass.
+//!
+//! A token that passes is remembered until it expires ([`verified`]), so a client sending the
+//! same token with every request costs one signature check, not one per request.
+
+mod verified;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::Validation;
 use serde::Deserialize;
-
 use url::Url;
 
 use super::Authenticate;
 use super::jwks::{JwksError, Keys, TIMING, Timing, shown};
 use crate::Caller;
+use verified::{Verified, VerifiedTokens, digest};
 
 /// How far `exp` and `nbf` may be off, for clocks that disagree a little.
 const LEEWAY_SECONDS: u64 = 60;
@@ -25,6 +33,7 @@ pub struct JwtVerifier {
     /// The audience tokens must name, when it is not the resource's URL.
     audience: Option<String>,
     keys: Keys,
+    verified: VerifiedTokens,
 }
 
 /// The claims read beyond those `jsonwebtoken` validates.
@@ -33,6 +42,9 @@ struct Claims {
     /// RFC 7519 §4.1.1: one string. jsonwebtoken's own check also accepts an array that holds
     /// the issuer among others, so the type here refuses anything but a string.
     iss: String,
+    /// Seconds since the epoch; jsonwebtoken has checked it is there, a whole number, and not
+    /// past.
+    exp: u64,
     sub: Option<String>,
     /// RFC 9068 §2.2: the client the token was issued to; some providers say `azp` instead.
     client_id: Option<String>,
@@ -58,6 +70,7 @@ impl JwtVerifier {
             issuer: issuer.into(),
             audience: None,
             keys: Keys::fixed(jwks)?,
+            verified: VerifiedTokens::default(),
         })
     }
 
@@ -77,6 +90,7 @@ impl JwtVerifier {
             issuer,
             audience: None,
             keys: Keys::remote(url, timing).await?,
+            verified: VerifiedTokens::default(),
         })
     }
 
@@ -97,6 +111,15 @@ impl JwtVerifier {
         if token.split('.').count() != 3 {
             return None;
         }
+        let audience = self.audience.as_deref().unwrap_or(resource.as_str());
+        let digest = digest(token, audience);
+        if let Some((caller, key_id, key)) = self.verified.get(&digest) {
+            // The token stands only while the key that verified it is still the issuer's.
+            match self.keys.key(key_id.as_deref()).await {
+                Some(current) if Arc::ptr_eq(&current, &key) => return Some(caller),
+                _ => self.verified.remove(&digest),
+            }
+        }
         let header = match jsonwebtoken::decode_header(token) {
             Ok(header) => header,
             Err(error) => {
@@ -111,22 +134,33 @@ impl JwtVerifier {
         };
         let mut validation = Validation::new(key.algorithm);
         validation.set_issuer(&[&self.issuer]);
-        let audience = self.audience.as_deref().unwrap_or(resource.as_str());
         validation.set_audience(&[audience]);
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         validation.leeway = LEEWAY_SECONDS;
         validation.validate_nbf = true;
-        match jsonwebtoken::decode::<Claims>(token, &key.decoding, &validation) {
-            Ok(data) if data.claims.iss == self.issuer => Some(caller(data.claims)),
+        let claims = match jsonwebtoken::decode::<Claims>(token, &key.decoding, &validation) {
+            Ok(data) if data.claims.iss == self.issuer => data.claims,
             Ok(_) => {
                 tracing::debug!("refused a JWT: another issuer");
-                None
+                return None;
             }
             Err(error) => {
                 tracing::debug!(%error, "refused a JWT");
-                None
+                return None;
             }
+        };
+        let expires = expiry(claims.exp);
+        let caller = caller(claims);
+        if let Some(expires) = expires {
+            let verified = Verified {
+                caller: caller.clone(),
+                key_id: header.kid,
+                key,
+                expires,
+            };
+            self.verified.insert(digest, verified);
         }
+        Some(caller)
     }
 }
 
@@ -134,6 +168,14 @@ impl Authenticate for JwtVerifier {
     async fn authenticate(&self, token: &str, resource: &Url) -> Option<Caller> {
         self.check(token, resource).await
     }
+}
+
+/// When a token whose `exp` is `exp` stops being accepted, as an instant on this machine's
+/// monotonic clock; `None` if that is too far off to tell (the token is then not remembered).
+fn expiry(exp: u64) -> Option<Instant> {
+    let until = UNIX_EPOCH.checked_add(Duration::from_secs(exp.checked_add(LEEWAY_SECONDS)?))?;
+    let left = until.duration_since(SystemTime::now()).ok()?;
+    Instant::now().checked_add(left)
 }
 
 fn caller(claims: Claims) -> Caller {
@@ -260,6 +302,77 @@ mod tests {
                 "iss {issuer}"
             );
         }
+    }
+
+    /// A token verified once is answered from memory: a made-up token placed there stands for
+    /// its caller without any signature. (The check below shows that is safe.)
+    #[tokio::test]
+    async fn a_remembered_token_is_answered_without_checking_its_signature_again() {
+        let key = TestKey::ed25519("first");
+        let jwks = jwks_document(&[&key]).to_string();
+        let verifier = JwtVerifier::with_keys(ISSUER, &jwks).unwrap();
+        let signed = token(&key);
+        let ada = verifier.check(&signed, &resource()).await.unwrap();
+        assert_eq!(ada.subject, "ada");
+        assert_eq!(verifier.verified.len(), 1);
+        assert_eq!(verifier.check(&signed, &resource()).await, Some(ada));
+
+        let made_up = "made.up.token";
+        let verified = Verified {
+            caller: Caller::new("grace", vec![]),
+            key_id: Some("first".to_owned()),
+            key: verifier.keys.key(Some("first")).await.unwrap(),
+            expires: Instant::now() + Duration::from_secs(60),
+        };
+        verifier
+            .verified
+            .insert(digest(made_up, AUDIENCE), verified);
+        let grace = verifier.check(made_up, &resource()).await;
+        assert_eq!(grace.map(|caller| caller.subject), Some("grace".to_owned()));
+        assert!(
+            verifier
+                .check(
+                    made_up,
+                    &Url::parse("https://other.example.com/mcp").unwrap()
+                )
+                .await
+                .is_none(),
+            "remembered for one audience, taken for another"
+        );
+    }
+
+    /// A remembered token counts only while the key that verified it is the issuer's: once the
+    /// provider withdraws the key, the token is refused and forgotten.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_remembered_token_is_refused_once_its_key_is_withdrawn() {
+        let (first, second) = (TestKey::ed25519("first"), TestKey::ed25519("second"));
+        let provider = JwksServer::start(jwks_document(&[&first, &second])).await;
+        let timing = Timing {
+            min_refetch_interval: Duration::ZERO,
+            refresh_after: Duration::from_millis(200),
+            max_keys_age: Duration::from_secs(60),
+        };
+        let verifier = verifier(&provider, "/jwks.json", timing).await;
+        let (by_first, by_second) = (token(&first), token(&second));
+        assert!(verifier.check(&by_first, &resource()).await.is_some());
+        assert!(verifier.check(&by_second, &resource()).await.is_some());
+        assert_eq!(verifier.verified.len(), 2);
+
+        provider.publish(jwks_document(&[&second]));
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        // This call finds the keys due for a refresh and starts one in the background.
+        assert!(verifier.check(&by_second, &resource()).await.is_some());
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(
+            verifier.check(&by_first, &resource()).await.is_none(),
+            "a token whose key was withdrawn was still taken"
+        );
+        assert_eq!(
+            verifier.verified.len(),
+            1,
+            "the refused token was remembered"
+        );
+        assert!(verifier.check(&by_second, &resource()).await.is_some());
     }
 
     /// The server's public URL, which tokens name as their audience.
