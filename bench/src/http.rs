@@ -34,7 +34,9 @@ use crate::in_process::delete_reviews;
 use crate::report::{cpu_spent, cpu_time, per_call, thread_cpu_time, vm_hwm};
 use crate::workload::{self, Call, TOOLS};
 use crate::{Args, Error, SizeName, seed_or_reuse};
-use loader::{Connection, Endpoint, Loaded, Prepared, prepare, prepare_call};
+use loader::{
+    Answer, Connection, Endpoint, Length, Loaded, Prepared, Timed, prepare, prepare_call,
+};
 use replicas::{Probe, Probed, Replicas};
 
 pub(crate) use loader::Protocol;
@@ -226,25 +228,52 @@ fn measure(
     let probe_at = endpoints[0].address;
     let mut levels = Vec::new();
     for (round, &connections) in args.connections.iter().enumerate() {
-        let calls = workload::calls(&ids, mix, args.calls, 0x5eed + round as u64);
+        let calls: Arc<[Call]> =
+            workload::calls(&ids, mix, args.calls, 0x5eed + round as u64).into();
         let requests: Arc<[Prepared]> = calls
             .iter()
             .enumerate()
             .map(|(index, call)| prepare_call(call, index as u64 + 1, args.protocol))
             .collect();
-        eprintln!(
-            "bench: {} calls over {connections} connections…",
-            calls.len()
-        );
+        match args.duration {
+            None => eprintln!(
+                "bench: {} calls over {connections} connections…",
+                calls.len()
+            ),
+            Some(lasting) => eprintln!(
+                "bench: {connections} connections for {} s, round {} calls…",
+                lasting.as_secs(),
+                calls.len()
+            ),
+        }
         let cpu_before: Vec<Option<Duration>> = pids.iter().map(|&pid| cpu_time(pid)).collect();
         let loader_before = thread_cpu_time();
         let probe = Probe::start(probe_at, pids.to_vec());
-        let loaded = runtime.block_on(loader::load(
-            endpoints,
-            args.protocol,
-            requests,
-            connections,
-        ));
+        let loaded = match args.duration {
+            // Answers read once the run is over, so that reading them costs the run nothing.
+            None => runtime
+                .block_on(loader::load(
+                    endpoints,
+                    args.protocol,
+                    requests,
+                    connections,
+                    Length::Once,
+                    |_, answer| answer,
+                ))
+                .map(|loaded| read_after(loaded, &calls)),
+            // A soak: each answer read as it arrives, so that its body is not kept.
+            Some(lasting) => {
+                let calls = Arc::clone(&calls);
+                runtime.block_on(loader::load(
+                    endpoints,
+                    args.protocol,
+                    requests,
+                    connections,
+                    Length::For(lasting),
+                    move |index, answer| verdict(index, &calls[index], answer),
+                ))
+            }
+        };
         let probed = probe.stop();
         let loader_cpu = cpu_spent(loader_before, thread_cpu_time());
         let replica_cpu: Vec<Option<Duration>> = pids
@@ -264,7 +293,7 @@ fn measure(
                 peak_rss: measured_total(pids.iter().map(|&pid| vm_hwm(pid))),
                 probed,
             },
-        )?;
+        );
         table::print_level(&level);
         done(&level)?;
         levels.push(level);
@@ -326,15 +355,48 @@ struct Measured {
     probed: Probed,
 }
 
-/// Reads every answer of a run: latencies of the good ones per tool, refusals, errors, and the
-/// reviews written.
+/// What an answer says, once read.
+enum Verdict {
+    /// Answered well; the review it wrote, for a write.
+    Good(Option<Uuid>),
+    /// 503, and whether it said when to retry.
+    Refused {
+        retry_after: bool,
+    },
+    Failed(String),
+}
+
+/// Reads the answer to `call` (request `index` of the run).
+fn verdict(index: usize, call: &Call, answer: Result<Answer, String>) -> Verdict {
+    match answer {
+        Err(error) => Verdict::Failed(format!("call {index} failed: {error}")),
+        Ok(answer) if answer.status == StatusCode::SERVICE_UNAVAILABLE => Verdict::Refused {
+            retry_after: answer.retry_after.is_some(),
+        },
+        Ok(answer) if answer.status != StatusCode::OK => Verdict::Failed(format!(
+            "call {index} ({}): HTTP {}: {}",
+            TOOLS[call.tool()],
+            answer.status,
+            String::from_utf8_lossy(&answer.body)
+        )),
+        Ok(answer) => match good_answer(call, &answer.body) {
+            Ok(written) => Verdict::Good(written),
+            Err(error) => {
+                Verdict::Failed(format!("call {index} ({}): {error}", TOOLS[call.tool()]))
+            }
+        },
+    }
+}
+
+/// Tallies the verdicts on a run's answers: latencies of the good ones per tool, refusals,
+/// errors, and the reviews written.
 fn read_level(
     connections: usize,
     calls: &[Call],
-    loaded: Loaded,
+    loaded: Loaded<Verdict>,
     replicas: usize,
     measured: Measured,
-) -> Result<Level, Error> {
+) -> Level {
     let mut level = Level {
         connections,
         elapsed: loaded.elapsed,
@@ -352,43 +414,39 @@ fn read_level(
         written: Vec::new(),
     };
     for timed in loaded.answers {
-        let call = &calls[timed.index];
-        let failure = match timed.answer {
-            Err(error) => Some(format!("call {} failed: {error}", timed.index)),
-            Ok(answer) if answer.status == StatusCode::SERVICE_UNAVAILABLE => {
-                level.refused += 1;
-                level.refused_with_retry_after += usize::from(answer.retry_after.is_some());
-                None
+        match timed.answer {
+            Verdict::Good(written) => {
+                level.latencies[calls[timed.index].tool()].push(timed.latency);
+                level.per_replica[timed.replica] += 1;
+                level.written.extend(written);
             }
-            Ok(answer) if answer.status != StatusCode::OK => Some(format!(
-                "call {} ({}): HTTP {}: {}",
-                timed.index,
-                TOOLS[call.tool()],
-                answer.status,
-                String::from_utf8_lossy(&answer.body)
-            )),
-            Ok(answer) => match good_answer(call, &answer.body) {
-                Ok(written) => {
-                    level.latencies[call.tool()].push(timed.latency);
-                    level.per_replica[timed.replica] += 1;
-                    level.written.extend(written);
-                    None
+            Verdict::Refused { retry_after } => {
+                level.refused += 1;
+                level.refused_with_retry_after += usize::from(retry_after);
+            }
+            Verdict::Failed(failure) => {
+                level.errors += 1;
+                if level.first_errors.len() < 5 {
+                    level.first_errors.push(failure);
                 }
-                Err(error) => Some(format!(
-                    "call {} ({}): {error}",
-                    timed.index,
-                    TOOLS[call.tool()]
-                )),
-            },
-        };
-        if let Some(failure) = failure {
-            level.errors += 1;
-            if level.first_errors.len() < 5 {
-                level.first_errors.push(failure);
             }
         }
     }
-    Ok(level)
+    level
+}
+
+/// The verdicts on answers kept whole during the run.
+fn read_after(loaded: Loaded<Result<Answer, String>>, calls: &[Call]) -> Loaded<Verdict> {
+    let answers = loaded.answers.into_iter().map(|timed| Timed {
+        answer: verdict(timed.index, &calls[timed.index], timed.answer),
+        index: timed.index,
+        replica: timed.replica,
+        latency: timed.latency,
+    });
+    Loaded {
+        elapsed: loaded.elapsed,
+        answers: answers.collect(),
+    }
 }
 
 /// Checks a `tools/call` answer's body; the review it wrote, for a write.

@@ -159,6 +159,11 @@ struct Args {
     /// HTTP: measure only what the loader costs per call, against a canned answer.
     #[arg(long)]
     loader_cost: bool,
+    /// HTTP: a soak. Each connection count loads the server this long (`2min`, say), going
+    /// round the `--calls` calls again and again, and each answer is read as it arrives; the
+    /// servers' memory is shown at every tenth of the run.
+    #[arg(long, value_name = "DURATION", value_parser = toolkit::policy::parse_duration)]
+    duration: Option<Duration>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

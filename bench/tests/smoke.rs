@@ -126,15 +126,79 @@ fn over_http_the_benchmark_loads_the_server_at_each_connection_count() {
             "no {tool} row in:\n{output}"
         );
     }
-    // The reviews written were deleted: a second run reuses the database.
-    let again = Command::new(bench)
-        .args(["--transport", "http", "--size", "small", "--calls", "20"])
-        .args(["--connections", "2"])
+    // The reviews written were deleted: a second run reuses the database. It is a soak, which
+    // goes round its 20 calls for a second, reading answers as they arrive.
+    let soak = bench_run(
+        &[
+            "--transport",
+            "http",
+            "--size",
+            "small",
+            "--calls",
+            "20",
+            "--connections",
+            "2",
+            "--duration",
+            "1s",
+        ],
+        &database,
+    );
+    assert!(soak.stderr.contains("reusing"), "{}", soak.stderr);
+    let answered: usize = soak
+        .stdout
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("2 connections: ")?
+                .split(' ')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no count of calls answered in:\n{}", soak.stdout));
+    assert!(
+        answered > 20,
+        "the soak did not go round its calls: {answered}"
+    );
+    assert!(
+        soak.stdout
+            .contains("memory (MB) at each tenth of the run: "),
+        "{}",
+        soak.stdout
+    );
+    // So were the soak's.
+    let after = bench_run(
+        &[
+            "--transport",
+            "http",
+            "--size",
+            "small",
+            "--calls",
+            "1",
+            "--connections",
+            "1",
+        ],
+        &database,
+    );
+    assert!(after.stderr.contains("reusing"), "{}", after.stderr);
+}
+
+/// What a successful run of the bench with `args` on `database` printed.
+struct Printed {
+    stdout: String,
+    stderr: String,
+}
+
+fn bench_run(args: &[&str], database: &Path) -> Printed {
+    let run = Command::new(env!("CARGO_BIN_EXE_bench"))
+        .args(args)
         .arg("--database")
-        .arg(&database)
+        .arg(database)
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&again.stderr);
-    assert!(again.status.success(), "bench failed:\n{stderr}");
-    assert!(stderr.contains("reusing"), "{stderr}");
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert!(run.status.success(), "bench failed:\n{stderr}");
+    Printed {
+        stdout: String::from_utf8_lossy(&run.stdout).into_owned(),
+        stderr,
+    }
 }

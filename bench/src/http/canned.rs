@@ -20,7 +20,7 @@ use serde_json::json;
 use tokio::net::TcpListener;
 
 use crate::Error;
-use crate::http::loader::{self, Endpoint, Prepared, Protocol};
+use crate::http::loader::{self, Endpoint, Length, Prepared, Protocol};
 use crate::report::{cpu_spent, per_call, thread_cpu_time};
 
 /// What the loader cost against the canned endpoint.
@@ -53,6 +53,8 @@ pub(crate) fn measure(
         protocol,
         Arc::clone(&requests),
         connections,
+        Length::Once,
+        |_, answer| answer,
     ))?;
     let cpu = cpu_spent(before, thread_cpu_time());
     if let Some(failed) = loaded.answers.iter().find(|timed| timed.answer.is_err()) {

@@ -6,8 +6,9 @@
 //!
 //! It is lean on purpose, since it shares the machine with the server: one thread (a
 //! current-thread runtime), request bodies built before the clock starts, and answers kept
-//! as bytes and read only once the run is over. [`canned`](super::canned) measures what it
-//! costs per call.
+//! as bytes and read only once the run is over (except in a soak, which reads each as it
+//! arrives, so that the bodies of a long run need not be kept). [`canned`](super::canned)
+//! measures what it costs per call.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -235,30 +236,44 @@ fn describe(error: &(dyn std::error::Error + 'static)) -> String {
 /// The longest a connection waits when told to retry later.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(5);
 
-/// One answer of a run, not yet read: which request it answers, on which replica, how long it
-/// took.
-pub(crate) struct Timed {
+/// One answer of a run, as `load`'s caller keeps it: which request it answers, on which
+/// replica, how long it took.
+pub(crate) struct Timed<T> {
     pub(crate) index: usize,
     pub(crate) replica: usize,
     pub(crate) latency: Duration,
-    pub(crate) answer: Result<Answer, String>,
+    pub(crate) answer: T,
 }
 
 /// What a run sent and got back.
-pub(crate) struct Loaded {
+pub(crate) struct Loaded<T> {
     pub(crate) elapsed: Duration,
-    pub(crate) answers: Vec<Timed>,
+    pub(crate) answers: Vec<Timed<T>>,
 }
 
-/// Sends every request in `requests` over `connections` connections spread over `endpoints`,
-/// each connection a closed loop. Run on a current-thread runtime, the connections' tasks
-/// share one thread, and the loader's cost stays one thread's.
-pub(crate) async fn load(
+/// How long a run lasts.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Length {
+    /// Each request once.
+    Once,
+    /// Round the requests again and again, until this long has passed.
+    For(Duration),
+}
+
+/// Sends the requests in `requests` over `connections` connections spread over `endpoints`,
+/// each connection a closed loop, for `length`. Each answer is handed to `keep` as it arrives
+/// (with the index of its request), and what that returns is kept: the answer itself, to be
+/// read once the run is over, or for a long run a short verdict, so that the loader's memory
+/// does not grow with the answers' bodies. Run on a current-thread runtime, the connections'
+/// tasks share one thread, and the loader's cost stays one thread's.
+pub(crate) async fn load<T: Send + 'static>(
     endpoints: &[Endpoint],
     protocol: Protocol,
     requests: Arc<[Prepared]>,
     connections: usize,
-) -> Result<Loaded, Error> {
+    length: Length,
+    keep: impl Fn(usize, Result<Answer, String>) -> T + Clone + Send + 'static,
+) -> Result<Loaded<T>, Error> {
     let next = Arc::new(AtomicUsize::new(0));
     let mut clients = Vec::with_capacity(connections);
     for index in 0..connections {
@@ -273,10 +288,18 @@ pub(crate) async fn load(
     for (replica, mut connection) in clients {
         let next = Arc::clone(&next);
         let requests = Arc::clone(&requests);
+        let keep = keep.clone();
         tasks.spawn(async move {
             let mut answers = Vec::new();
             loop {
-                let index = next.fetch_add(1, Ordering::Relaxed);
+                let taken = next.fetch_add(1, Ordering::Relaxed);
+                let index = match length {
+                    Length::Once if taken < requests.len() => taken,
+                    Length::For(lasting) if started.elapsed() < lasting => {
+                        taken % requests.len().max(1)
+                    }
+                    _ => return answers,
+                };
                 let Some(request) = requests.get(index) else {
                     return answers;
                 };
@@ -299,7 +322,7 @@ pub(crate) async fn load(
                     index,
                     replica,
                     latency,
-                    answer,
+                    answer: keep(index, answer),
                 });
             }
         });

@@ -164,11 +164,33 @@ pub(crate) struct Probed {
     pub(crate) healthz: Vec<Duration>,
     /// Probes that failed or did not answer 200 within a second.
     pub(crate) healthz_failed: usize,
-    /// The replicas' resident memory together, in KiB, at the first and last sample and at
-    /// most.
-    pub(crate) rss_first: Option<u64>,
-    pub(crate) rss_last: Option<u64>,
-    pub(crate) rss_max: Option<u64>,
+    /// The replicas' resident memory together, in KiB, every 100 ms.
+    pub(crate) rss: Vec<u64>,
+}
+
+impl Probed {
+    pub(crate) fn rss_first(&self) -> Option<u64> {
+        self.rss.first().copied()
+    }
+
+    pub(crate) fn rss_last(&self) -> Option<u64> {
+        self.rss.last().copied()
+    }
+
+    pub(crate) fn rss_max(&self) -> Option<u64> {
+        self.rss.iter().max().copied()
+    }
+
+    /// The samples at the end of each tenth of the run: memory over time, in short.
+    pub(crate) fn rss_by_tenths(&self) -> Vec<u64> {
+        let count = self.rss.len();
+        if count < 10 {
+            return self.rss.clone();
+        }
+        (1..=10)
+            .map(|tenth| self.rss[tenth * count / 10 - 1])
+            .collect()
+    }
 }
 
 /// Probes `/healthz` at `address` and samples the memory of `pids` every 100 ms, on a thread
@@ -191,11 +213,7 @@ impl Probe {
                     Err(_) => probed.healthz_failed += 1,
                 }
                 let rss: Option<u64> = pids.iter().map(|&pid| vm_rss(pid)).sum();
-                if let Some(rss) = rss {
-                    probed.rss_first.get_or_insert(rss);
-                    probed.rss_last = Some(rss);
-                    probed.rss_max = probed.rss_max.max(Some(rss));
-                }
+                probed.rss.extend(rss);
                 thread::sleep(Duration::from_millis(100).saturating_sub(started.elapsed()));
             }
             probed
@@ -228,6 +246,25 @@ fn healthz(address: SocketAddr) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memory_by_tenths_is_the_last_sample_of_each_tenth() {
+        let probed = Probed {
+            rss: (1..=25).collect(),
+            ..Probed::default()
+        };
+        assert_eq!(
+            probed.rss_by_tenths(),
+            [2, 5, 7, 10, 12, 15, 17, 20, 22, 25]
+        );
+        assert_eq!((probed.rss_first(), probed.rss_last()), (Some(1), Some(25)));
+        let short = Probed {
+            rss: vec![3, 1],
+            ..Probed::default()
+        };
+        assert_eq!(short.rss_by_tenths(), [3, 1]);
+        assert_eq!(short.rss_max(), Some(3));
+    }
 
     #[test]
     fn the_port_is_read_from_the_servers_log_line() {

@@ -65,14 +65,25 @@ pub(crate) fn print_level(level: &Level) {
         "memory (MB): peak {}, at the start {}, at the end {}, at most {}; /healthz: {} probes, \
          p99 {} ms, max {} ms, {} failed",
         megabytes(level.peak_rss),
-        megabytes(probed.rss_first),
-        megabytes(probed.rss_last),
-        megabytes(probed.rss_max),
+        megabytes(probed.rss_first()),
+        megabytes(probed.rss_last()),
+        megabytes(probed.rss_max()),
         healthz.len(),
         millis(quantile(&healthz, 0.99)),
         millis(healthz.last().copied()),
         probed.healthz_failed,
     );
+    let tenths: Vec<String> = probed
+        .rss_by_tenths()
+        .into_iter()
+        .map(|kib| megabytes(Some(kib)))
+        .collect();
+    if !tenths.is_empty() {
+        println!(
+            "memory (MB) at each tenth of the run: {}",
+            tenths.join(", ")
+        );
+    }
     println!(
         "503: {} ({} with Retry-After); errors: {}",
         level.refused, level.refused_with_retry_after, level.errors
