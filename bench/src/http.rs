@@ -15,6 +15,7 @@
 //! endpoint `canned`, the tables `table`.
 
 mod canned;
+mod figure;
 mod loader;
 mod replicas;
 mod table;
@@ -33,7 +34,7 @@ use crate::client::{Ids, checked, discover};
 use crate::in_process::delete_reviews;
 use crate::report::{cpu_spent, cpu_time, per_call, thread_cpu_time, vm_hwm};
 use crate::workload::{self, Call, TOOLS};
-use crate::{Args, Error, SizeName, seed_or_reuse};
+use crate::{Args, Error, SizeName, plot, seed_or_reuse};
 use loader::{
     Answer, Connection, Endpoint, Length, Loaded, Prepared, Timed, prepare, prepare_call,
 };
@@ -86,6 +87,8 @@ pub(crate) struct HttpReport {
     pub(crate) target: String,
     pub(crate) replicas: usize,
     pub(crate) protocol: Protocol,
+    /// The replicas' database; `None` for a server at `--url`.
+    pub(crate) backend: Option<plot::Backend>,
     pub(crate) levels: Vec<Level>,
 }
 
@@ -97,7 +100,8 @@ pub(crate) fn run(args: &Args, server: &Path, mix: &[u32; 4]) -> Result<(), Erro
     if args.loader_cost {
         return loader_cost(args, mix);
     }
-    let mut reports = Vec::new();
+    // The server's reports, then the baseline's.
+    let (mut reports, mut baselines) = (Vec::new(), Vec::new());
     if let Some(url) = &args.url {
         let endpoint = endpoint_of(url, args.token.clone())?;
         let name = format!("the server at {url}");
@@ -114,14 +118,19 @@ pub(crate) fn run(args: &Args, server: &Path, mix: &[u32; 4]) -> Result<(), Erro
                     let before = run_replicas(args, baseline, mix, size, &database)?;
                     table::print_levels(&before);
                     table::print_comparison(&before, &report);
-                    reports.push(before);
+                    baselines.push(before);
                 }
                 reports.push(report);
             }
         }
     }
+    if let Some(path) = &args.plot {
+        plot::write(path, &figure::http_figure(&reports, &args.connections)?)?;
+        eprintln!("bench: plotted {}", path.display());
+    }
     let errors: usize = reports
         .iter()
+        .chain(&baselines)
         .flat_map(|report| &report.levels)
         .map(|level| level.errors)
         .sum();
@@ -200,6 +209,11 @@ fn run_replicas(
     );
     let mut report = measured.map_err(|error| format!("{error}\n{}", started.logs()))?;
     report.server = server.display().to_string();
+    report.backend = Some(if is_postgres(database) {
+        plot::Backend::Postgres
+    } else {
+        plot::Backend::Sqlite
+    });
     drop(started);
     Ok(report)
 }
@@ -303,6 +317,7 @@ fn measure(
         target,
         replicas: endpoints.len(),
         protocol: args.protocol,
+        backend: None,
         levels,
     })
 }

@@ -31,7 +31,8 @@
 //!
 //! With `--plot PATH` it also draws a PNG: each tool's p50 against data size, one panel with
 //! one call at a time (`p50@1`) and one with `--in-flight` calls (`p50`), on a shared log scale;
-//! SQLite in solid lines, PostgreSQL (when measured) in dashed ones.
+//! SQLite in solid lines, PostgreSQL (when measured) in dashed ones. Over HTTP, each tool's p50
+//! and p99 against the number of connections.
 //!
 //! Run from the workspace root (`bench` starts the `movie-reviews-mcp` binary beside it, so
 //! build both):
@@ -118,7 +119,8 @@ struct Args {
     #[arg(long, value_name = "URL")]
     postgres: Option<String>,
     /// Also draw each tool's p50 latency against data size, as a PNG: one call at a time and
-    /// `--in-flight` calls side by side, SQLite solid and PostgreSQL dashed.
+    /// `--in-flight` calls side by side, SQLite solid and PostgreSQL dashed. Over HTTP, each
+    /// tool's p50 and p99 against the number of connections.
     #[arg(long, value_name = "PATH")]
     plot: Option<PathBuf>,
     /// The server binary. [default: movie-reviews-mcp next to this binary]
@@ -214,9 +216,6 @@ fn run(args: Args) -> Result<(), Error> {
         return Err(
             "--url, --loader-cost and --replicas measure HTTP: add --transport http".into(),
         );
-    }
-    if http && args.plot.is_some() {
-        return Err("--plot draws the stdio run: leave it out with --transport http".into());
     }
     let server = match args.server.clone() {
         Some(path) => path,

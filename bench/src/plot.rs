@@ -1,6 +1,6 @@
-//! The benchmark's figure, a PNG: each tool's p50 latency against data size, one panel per
-//! load (one call at a time, N in flight) on a shared log scale, SQLite and PostgreSQL in the
-//! same panels.
+//! The benchmark's figures, PNGs: each tool's latency against a column of runs (data sizes over
+//! stdio, connection counts over HTTP), in panels side by side on a shared log scale, SQLite
+//! and PostgreSQL in the same panels.
 //!
 //! Drawn by hand on an RGB canvas ([`canvas`]), because a plotting library needs system fonts
 //! to write a label, and a fresh machine may have none.
@@ -64,18 +64,24 @@ impl Backend {
 
 /// What to draw.
 pub struct Figure {
-    /// The data sizes along x, left to right.
-    pub sizes: Vec<SizeLabel>,
+    pub title: String,
+    /// What the latencies are (the axis is a log scale of µs).
+    pub y_title: String,
+    /// What the columns are.
+    pub x_title: String,
+    /// The runs along x, left to right: data sizes, connection counts.
+    pub columns: Vec<Column>,
     /// The tools' names; a [`Line`] refers to one by its index.
     pub tools: Vec<String>,
     /// Side by side, sharing the latency scale.
     pub panels: Vec<Panel>,
 }
 
-pub struct SizeLabel {
-    /// "small".
+/// A column's label, in two lines.
+pub struct Column {
+    /// "small", "64".
     pub name: String,
-    /// What it holds, in the x axis title's terms ("100/1k").
+    /// More, in the x axis title's terms ("100/1k"); may be empty.
     pub detail: String,
 }
 
@@ -84,21 +90,25 @@ pub struct Panel {
     pub lines: Vec<Line>,
 }
 
-/// One tool on one backend: its p50 in µs at each size, `None` where not measured.
+/// One tool on one backend: its latency in µs in each column, `None` where not measured.
 pub struct Line {
     pub tool: usize,
     pub backend: Backend,
-    pub p50s: Vec<Option<f64>>,
+    pub values: Vec<Option<f64>>,
 }
 
 impl Line {
-    /// The values a log scale can show: a p50 of 0 (or NaN) has no place on it and is left
+    /// The values a log scale can show: a latency of 0 (or NaN) has no place on it and is left
     /// out like an unmeasured one.
     fn points(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
-        self.p50s.iter().enumerate().filter_map(|(size, p50)| {
-            p50.filter(|micros| micros.is_finite() && *micros > 0.0)
-                .map(|micros| (size, micros))
-        })
+        self.values
+            .iter()
+            .enumerate()
+            .filter_map(|(column, value)| {
+                value
+                    .filter(|micros| micros.is_finite() && *micros > 0.0)
+                    .map(|micros| (column, micros))
+            })
     }
 }
 
@@ -109,9 +119,9 @@ const RIGHT: i64 = 16;
 const GAP: i64 = 32;
 const PANEL_TOP: i64 = 76;
 const PANEL_HEIGHT: i64 = 360;
-/// From the panels' bottom edge to the legend's first row: the size labels and the x title.
+/// From the panels' bottom edge to the legend's first row: the column labels and the x title.
 const LEGEND_OFFSET: i64 = 70;
-/// How far apart along x the tools' markers at one size are nudged.
+/// How far apart along x the tools' markers in one column are nudged.
 const DODGE: i64 = 7;
 const MARKER: i64 = 5;
 
@@ -146,7 +156,7 @@ pub fn write(path: &Path, figure: &Figure) -> Result<(), Error> {
 /// Where things go: the panels side by side, the latency scale they share.
 struct Layout {
     panels: i64,
-    sizes: i64,
+    columns: i64,
     tools: i64,
     /// The axis's ends, as log10 µs.
     bottom_log: f64,
@@ -166,14 +176,14 @@ impl Layout {
         PANEL_TOP + PANEL_HEIGHT
     }
 
-    /// The middle of a size's slot in the panel.
-    fn size_x(&self, panel: usize, size: usize) -> i64 {
-        self.panel_left(panel) + self.panel_width() * (2 * size as i64 + 1) / (2 * self.sizes)
+    /// The middle of a column's slot in the panel.
+    fn column_x(&self, panel: usize, column: usize) -> i64 {
+        self.panel_left(panel) + self.panel_width() * (2 * column as i64 + 1) / (2 * self.columns)
     }
 
-    /// Where a tool's marker at a size goes: the size's x, nudged by the tool's place.
-    fn x_of(&self, panel: usize, size: usize, tool: usize) -> i64 {
-        self.size_x(panel, size) + (2 * tool as i64 - (self.tools - 1)) * DODGE / 2
+    /// Where a tool's marker in a column goes: the column's x, nudged by the tool's place.
+    fn x_of(&self, panel: usize, column: usize, tool: usize) -> i64 {
+        self.column_x(panel, column) + (2 * tool as i64 - (self.tools - 1)) * DODGE / 2
     }
 
     fn y_of(&self, micros: f64) -> i64 {
@@ -194,8 +204,8 @@ fn layout(figure: &Figure) -> Result<(Layout, Vec<Tick>), Error> {
     let (Some(low), Some(high)) = (values().reduce(f64::min), values().reduce(f64::max)) else {
         return Err("nothing was measured to plot".into());
     };
-    if figure.panels.is_empty() || figure.sizes.is_empty() {
-        return Err("a figure needs a panel and a size".into());
+    if figure.panels.is_empty() || figure.columns.is_empty() {
+        return Err("a figure needs a panel and a column".into());
     }
     let ticks = ticks(low, high);
     let (Some(first), Some(last)) = (ticks.first(), ticks.last()) else {
@@ -206,7 +216,7 @@ fn layout(figure: &Figure) -> Result<(Layout, Vec<Tick>), Error> {
     let margin = (top_log - bottom_log) * (MARKER + 4) as f64 / PANEL_HEIGHT as f64;
     let layout = Layout {
         panels: figure.panels.len() as i64,
-        sizes: figure.sizes.len() as i64,
+        columns: figure.columns.len() as i64,
         tools: figure.tools.len().max(1) as i64,
         bottom_log: bottom_log - margin,
         top_log: top_log + margin,
@@ -221,7 +231,7 @@ fn render(figure: &Figure) -> Result<Canvas, Error> {
     let height = legend_top + legend.len() as i64 * LEGEND_ROW + 6;
     let mut canvas = Canvas::new(WIDTH, usize::try_from(height)?, WHITE);
 
-    let title = "p50 latency per tool, by data size";
+    let title = &figure.title;
     canvas.text(
         (WIDTH as i64 - text_width(title, 2)) / 2,
         14,
@@ -229,11 +239,11 @@ fn render(figure: &Figure) -> Result<Canvas, Error> {
         BLACK,
         2,
     );
-    let axis_title = "p50 latency, send to answer (log scale)";
+    let y_title = &figure.y_title;
     canvas.text_up(
         12,
-        PANEL_TOP + (PANEL_HEIGHT + text_width(axis_title, 1)) / 2,
-        axis_title,
+        PANEL_TOP + (PANEL_HEIGHT + text_width(y_title, 1)) / 2,
+        y_title,
         GREY,
     );
 
@@ -241,7 +251,7 @@ fn render(figure: &Figure) -> Result<Canvas, Error> {
     for (index, panel) in figure.panels.iter().enumerate() {
         draw_panel(&mut canvas, &layout, figure, index, panel);
     }
-    let x_title = "data set (movies/reviews)";
+    let x_title = &figure.x_title;
     let panels_middle = (LEFT + WIDTH as i64 - RIGHT) / 2;
     canvas.text(
         panels_middle - text_width(x_title, 1) / 2,
@@ -291,8 +301,8 @@ fn draw_panel(canvas: &mut Canvas, layout: &Layout, figure: &Figure, index: usiz
     for nudge in 0..2 {
         canvas.text(title_x + nudge, top - 16, &panel.title, BLACK, 1);
     }
-    for (size, label) in figure.sizes.iter().enumerate() {
-        let x = layout.size_x(index, size);
+    for (column, label) in figure.columns.iter().enumerate() {
+        let x = layout.column_x(index, column);
         canvas.stroke((x, top), (x, bottom), FAINT, 1, Dash::Solid);
         canvas.stroke((x, bottom), (x, bottom + 5), BLACK, 1, Dash::Solid);
         for (row, text) in [&label.name, &label.detail].into_iter().enumerate() {
@@ -306,13 +316,13 @@ fn draw_panel(canvas: &mut Canvas, layout: &Layout, figure: &Figure, index: usiz
     canvas.stroke((left, bottom), (right, bottom), BLACK, 1, Dash::Solid);
 
     // Every line before any marker, so that no line crosses out another tool's marker.
-    let position = |line: &Line, size: usize, micros: f64| {
-        (layout.x_of(index, size, line.tool), layout.y_of(micros))
+    let position = |line: &Line, column: usize, micros: f64| {
+        (layout.x_of(index, column, line.tool), layout.y_of(micros))
     };
     for line in &panel.lines {
         let points: Vec<_> = line
             .points()
-            .map(|(size, micros)| position(line, size, micros))
+            .map(|(column, micros)| position(line, column, micros))
             .collect();
         for pair in points.windows(2) {
             let dash = line.backend.dash();
@@ -320,10 +330,10 @@ fn draw_panel(canvas: &mut Canvas, layout: &Layout, figure: &Figure, index: usiz
         }
     }
     for line in &panel.lines {
-        for (size, micros) in line.points() {
+        for (column, micros) in line.points() {
             canvas.marker(
                 marker(line.tool),
-                position(line, size, micros),
+                position(line, column, micros),
                 MARKER,
                 colour(line.tool),
                 line.backend.hollow(),
@@ -337,13 +347,13 @@ pub(super) mod tests {
     use super::scale::labels;
     use super::*;
 
-    /// Two panels of two sizes: `movies_get` on SQLite, and two searches with the very same
+    /// Two panels of two columns: `movies_get` on SQLite, and two searches with the very same
     /// values on both backends.
     pub fn figure() -> Figure {
-        let line = |tool, backend, p50s: [f64; 2]| Line {
+        let line = |tool, backend, values: [f64; 2]| Line {
             tool,
             backend,
-            p50s: p50s.into_iter().map(Some).collect(),
+            values: values.into_iter().map(Some).collect(),
         };
         let lines = |scale: f64| {
             vec![
@@ -355,8 +365,11 @@ pub(super) mod tests {
             ]
         };
         Figure {
-            sizes: ["small", "large"]
-                .map(|name| SizeLabel {
+            title: "p50 latency per tool, by data size".to_owned(),
+            y_title: "p50 latency (log scale)".to_owned(),
+            x_title: "data set".to_owned(),
+            columns: ["small", "large"]
+                .map(|name| Column {
                     name: name.to_owned(),
                     detail: "1/2".to_owned(),
                 })

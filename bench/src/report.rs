@@ -129,7 +129,7 @@ pub(crate) fn plot_figure(reports: &[Report]) -> plot::Figure {
         let mut lines = Vec::new();
         for backend in [plot::Backend::Sqlite, plot::Backend::Postgres] {
             for tool in 0..TOOLS.len() {
-                let p50s = sizes
+                let values = sizes
                     .iter()
                     .map(|&size| {
                         let report = reports
@@ -140,11 +140,11 @@ pub(crate) fn plot_figure(reports: &[Report]) -> plot::Figure {
                             .map(|p50| p50.as_secs_f64() * 1e6)
                     })
                     .collect::<Vec<_>>();
-                if p50s.iter().any(Option::is_some) {
+                if values.iter().any(Option::is_some) {
                     lines.push(plot::Line {
                         tool,
                         backend,
-                        p50s,
+                        values,
                     });
                 }
             }
@@ -152,11 +152,14 @@ pub(crate) fn plot_figure(reports: &[Report]) -> plot::Figure {
         plot::Panel { title, lines }
     };
     plot::Figure {
-        sizes: sizes
+        title: "p50 latency per tool, by data size".to_owned(),
+        y_title: "p50 latency, send to answer (log scale)".to_owned(),
+        x_title: "data set (movies/reviews)".to_owned(),
+        columns: sizes
             .iter()
             .map(|size| {
                 let (movies, _, reviews) = size.counts();
-                plot::SizeLabel {
+                plot::Column {
                     name: size.name().to_owned(),
                     detail: format!("{}/{}", compact(movies), compact(reviews)),
                 }

@@ -104,6 +104,8 @@ fn over_http_the_benchmark_loads_the_server_at_each_connection_count() {
         .args(["--connections", "1,8"])
         .arg("--database")
         .arg(&database)
+        .arg("--plot")
+        .arg(folder.path().join("http.png"))
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&run.stderr);
@@ -126,6 +128,8 @@ fn over_http_the_benchmark_loads_the_server_at_each_connection_count() {
             "no {tool} row in:\n{output}"
         );
     }
+    let figure = std::fs::read(folder.path().join("http.png")).unwrap();
+    assert!(figure.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
     // The reviews written were deleted: a second run reuses the database. It is a soak, which
     // goes round its 20 calls for a second, reading answers as they arrive.
     let soak = bench_run(
