@@ -10,6 +10,7 @@ use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 
 use crate::cli::{Cli, Command};
+use crate::confirmations::Serving;
 use crate::demo::{self, DEMO_SEED, Size};
 use crate::error::Error;
 use crate::metrics::metrics;
@@ -33,9 +34,13 @@ pub async fn run(cli: Cli, toolbox: Toolbox<Store>) -> Result<ExitCode, Error> {
         read_only: cli.read_only,
         names: cli.tools,
     };
-    let stdio = cli.command.is_none() && cli.http.is_none();
+    let serving = match (&cli.command, &cli.http) {
+        (None, None) => Serving::Stdio,
+        (None, Some(_)) => Serving::Http,
+        (Some(_), _) => Serving::Nothing,
+    };
     let confirmations =
-        crate::confirmations::confirmations(cli.confirm, cli.state_key_file.as_deref(), stdio)?;
+        crate::confirmations::confirmations(cli.confirm, cli.state_key_file.as_deref(), serving)?;
     // The tools chosen, checked before the database is opened.
     let toolbox = toolbox
         .confirmations(confirmations)

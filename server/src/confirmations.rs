@@ -10,14 +10,25 @@ use crate::cli::ConfirmMode;
 use crate::error::Error;
 use crate::metrics::metrics;
 
+/// What the process does with its confirmations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Serving {
+    /// Serves stdio, where the one caller, the user who started it, has no token.
+    Stdio,
+    /// Serves HTTP, maybe as one of several replicas.
+    Http,
+    /// Runs a command (`seed`, `token`, …) and serves no one.
+    Nothing,
+}
+
 /// The confirmations of a server under `mode`, sealed with the keys in `key_file` (or a random
-/// key of this process's own, which the log says). `stdio`: the server serves stdio, where
-/// the one caller, the user who started it, has no token.
+/// key of this process's own, which an HTTP server's log says).
 pub fn confirmations(
     mode: ConfirmMode,
     key_file: Option<&Path>,
-    stdio: bool,
+    serving: Serving,
 ) -> Result<Confirmations, Error> {
+    let stdio = serving == Serving::Stdio;
     let keys = match key_file {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|error| {
@@ -29,7 +40,7 @@ pub fn confirmations(
             keys
         }
         None => {
-            if mode != ConfirmMode::Off && !stdio {
+            if mode != ConfirmMode::Off && serving == Serving::Http {
                 tracing::warn!(
                     "no --state-key-file: confirmations are sealed with a random key of this \
                      process's own, which other replicas refuse and which is lost when it stops"

@@ -27,6 +27,12 @@ fn seed(dir: &Path, database: &Path, (movies, authors, reviews): (usize, usize, 
         run.stderr
     );
     assert!(database.exists(), "seed created {}", database.display());
+    // Seeding asks no one to confirm anything: no word about the keys that seal confirmations.
+    assert!(
+        !run.stderr.contains("--state-key-file"),
+        "seed warned about confirmations: {}",
+        run.stderr
+    );
 }
 
 /// `call TOOL ARGS --database DB`: the exit status and the printed CallToolResult.
