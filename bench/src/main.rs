@@ -54,6 +54,9 @@
 //! BENCH_TOKEN=… target/release/bench --transport http --url http://127.0.0.1:8080/mcp
 //! # What the HTTP loader costs per call, against a canned answer:
 //! target/release/bench --transport http --loader-cost
+//! # A soak, with the server's memory at every tenth of the run; the HTTP figure:
+//! target/release/bench --transport http --size large --connections 256 --duration 2min
+//! target/release/bench --transport http --size large --plot docs/performance-http.png
 //! ```
 //!
 //! This file holds the command line and one size's run over stdio; the MCP client is `client`,
