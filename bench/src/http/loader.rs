@@ -294,12 +294,13 @@ pub(crate) async fn load<T: Send + 'static>(
             loop {
                 let taken = next.fetch_add(1, Ordering::Relaxed);
                 let index = match length {
-                    Length::Once if taken < requests.len() => taken,
+                    Length::Once => taken,
                     Length::For(lasting) if started.elapsed() < lasting => {
                         taken % requests.len().max(1)
                     }
-                    _ => return answers,
+                    Length::For(_) => return answers,
                 };
+                // Past the last request of a single pass (or none to send at all).
                 let Some(request) = requests.get(index) else {
                     return answers;
                 };

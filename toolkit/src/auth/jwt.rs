@@ -375,6 +375,22 @@ mod tests {
         assert!(verifier.check(&by_second, &resource()).await.is_some());
     }
 
+    /// A token is remembered until its `exp` plus the leeway the check allows, and one past
+    /// that is not remembered at all.
+    #[test]
+    fn a_token_is_remembered_until_its_exp_and_the_leeway() {
+        let at = |exp: u64| expiry(exp).map(|expires| expires.duration_since(Instant::now()));
+        let now = now() as u64;
+        let left = at(now + 600).unwrap();
+        let expected = Duration::from_secs(600 + LEEWAY_SECONDS);
+        assert!(
+            left <= expected && left > expected - Duration::from_secs(2),
+            "{left:?}"
+        );
+        assert!(at(now - LEEWAY_SECONDS - 1).is_none());
+        assert!(at(u64::MAX).is_none(), "an exp past any clock");
+    }
+
     /// The server's public URL, which tokens name as their audience.
     fn resource() -> Url {
         Url::parse(AUDIENCE).unwrap()
