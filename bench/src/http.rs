@@ -11,9 +11,10 @@
 //! printed. `--url` measures a server already running instead (`--token` for its bearer token);
 //! `--loader-cost` measures only what the loader costs per call, against a canned answer.
 //!
-//! The loader is `loader`, the replicas and the probe beside them `replicas`, the canned
-//! endpoint `canned`, the tables `table`.
+//! The loader is `loader`, the replicas and the probe beside them `replicas`, what the answers
+//! say `answers`, the canned endpoint `canned`, the tables `table`.
 
+mod answers;
 mod canned;
 mod figure;
 mod loader;
@@ -25,8 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hyper::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 use store::Database;
 use uuid::Uuid;
 
@@ -34,10 +34,9 @@ use crate::client::{Ids, checked, discover};
 use crate::in_process::delete_reviews;
 use crate::report::{cpu_spent, cpu_time, per_call, thread_cpu_time, vm_hwm};
 use crate::workload::{self, Call, TOOLS};
-use crate::{Args, Error, SizeName, plot, seed_or_reuse};
-use loader::{
-    Answer, Connection, Endpoint, Length, Loaded, Prepared, Timed, prepare, prepare_call,
-};
+use crate::{Args, Error, SizeName, comparison, plot, seed_or_reuse};
+use answers::{Measured, read_after, read_level, verdict};
+use loader::{Connection, Endpoint, Length, Prepared, prepare, prepare_call};
 use replicas::{Probe, Probed, Replicas};
 
 pub(crate) use loader::Protocol;
@@ -112,15 +111,23 @@ pub(crate) fn run(args: &Args, server: &Path, mix: &[u32; 4]) -> Result<(), Erro
     } else {
         for &size in &args.sizes {
             for database in databases(args, size)? {
-                let report = run_replicas(args, server, mix, size, &database)?;
-                table::print_levels(&report);
-                if let Some(baseline) = &args.baseline {
-                    let before = run_replicas(args, baseline, mix, size, &database)?;
-                    table::print_levels(&before);
-                    table::print_comparison(&before, &report);
-                    baselines.push(before);
+                let run_on = |binary: &Path| -> Result<HttpReport, Error> {
+                    let report = run_replicas(args, binary, mix, size, &database)?;
+                    table::print_levels(&report);
+                    Ok(report)
+                };
+                let Some(baseline) = &args.baseline else {
+                    reports.push(run_on(server)?);
+                    continue;
+                };
+                let pairs = comparison::in_turns(args.rounds.into(), server, baseline, run_on)?;
+                if let Some((_, first)) = pairs.first() {
+                    comparison::print_rounds(&first.target, &pairs, table::comparison);
                 }
-                reports.push(report);
+                for (before, after) in pairs {
+                    baselines.push(before);
+                    reports.push(after);
+                }
             }
         }
     }
@@ -361,124 +368,6 @@ fn static_name(tool: &str) -> Result<&'static str, Error> {
         .ok_or_else(|| format!("not a tool of the mix: {tool}").into())
 }
 
-/// What was measured beside the answers.
-struct Measured {
-    server_cpu: Option<Duration>,
-    replica_cpu: Vec<Option<Duration>>,
-    loader_cpu: Option<Duration>,
-    peak_rss: Option<u64>,
-    probed: Probed,
-}
-
-/// What an answer says, once read.
-enum Verdict {
-    /// Answered well; the review it wrote, for a write.
-    Good(Option<Uuid>),
-    /// 503, and whether it said when to retry.
-    Refused {
-        retry_after: bool,
-    },
-    Failed(String),
-}
-
-/// Reads the answer to `call` (request `index` of the run).
-fn verdict(index: usize, call: &Call, answer: Result<Answer, String>) -> Verdict {
-    match answer {
-        Err(error) => Verdict::Failed(format!("call {index} failed: {error}")),
-        Ok(answer) if answer.status == StatusCode::SERVICE_UNAVAILABLE => Verdict::Refused {
-            retry_after: answer.retry_after.is_some(),
-        },
-        Ok(answer) if answer.status != StatusCode::OK => Verdict::Failed(format!(
-            "call {index} ({}): HTTP {}: {}",
-            TOOLS[call.tool()],
-            answer.status,
-            String::from_utf8_lossy(&answer.body)
-        )),
-        Ok(answer) => match good_answer(call, &answer.body) {
-            Ok(written) => Verdict::Good(written),
-            Err(error) => {
-                Verdict::Failed(format!("call {index} ({}): {error}", TOOLS[call.tool()]))
-            }
-        },
-    }
-}
-
-/// Tallies the verdicts on a run's answers: latencies of the good ones per tool, refusals,
-/// errors, and the reviews written.
-fn read_level(
-    connections: usize,
-    calls: &[Call],
-    loaded: Loaded<Verdict>,
-    replicas: usize,
-    measured: Measured,
-) -> Level {
-    let mut level = Level {
-        connections,
-        elapsed: loaded.elapsed,
-        latencies: vec![Vec::new(); TOOLS.len()],
-        per_replica: vec![0; replicas],
-        server_cpu: measured.server_cpu,
-        replica_cpu: measured.replica_cpu,
-        loader_cpu: measured.loader_cpu,
-        peak_rss: measured.peak_rss,
-        refused: 0,
-        refused_with_retry_after: 0,
-        errors: 0,
-        first_errors: Vec::new(),
-        probed: measured.probed,
-        written: Vec::new(),
-    };
-    for timed in loaded.answers {
-        match timed.answer {
-            Verdict::Good(written) => {
-                level.latencies[calls[timed.index].tool()].push(timed.latency);
-                level.per_replica[timed.replica] += 1;
-                level.written.extend(written);
-            }
-            Verdict::Refused { retry_after } => {
-                level.refused += 1;
-                level.refused_with_retry_after += usize::from(retry_after);
-            }
-            Verdict::Failed(failure) => {
-                level.errors += 1;
-                if level.first_errors.len() < 5 {
-                    level.first_errors.push(failure);
-                }
-            }
-        }
-    }
-    level
-}
-
-/// The verdicts on answers kept whole during the run.
-fn read_after(loaded: Loaded<Result<Answer, String>>, calls: &[Call]) -> Loaded<Verdict> {
-    let answers = loaded.answers.into_iter().map(|timed| Timed {
-        answer: verdict(timed.index, &calls[timed.index], timed.answer),
-        index: timed.index,
-        replica: timed.replica,
-        latency: timed.latency,
-    });
-    Loaded {
-        elapsed: loaded.elapsed,
-        answers: answers.collect(),
-    }
-}
-
-/// Checks a `tools/call` answer's body; the review it wrote, for a write.
-fn good_answer(call: &Call, body: &[u8]) -> Result<Option<Uuid>, String> {
-    let answer: Value = serde_json::from_slice(body)
-        .map_err(|error| format!("not JSON ({error}): {}", String::from_utf8_lossy(body)))?;
-    let content = checked(&answer)?;
-    if !call.writes() {
-        return Ok(None);
-    }
-    content["id"]
-        .as_str()
-        .and_then(|id| Uuid::parse_str(id).ok())
-        .map(Some)
-        .ok_or_else(|| format!("reviews_write answered without an id: {answer}"))
-}
-
 /// `http://HOST:PORT/PATH` as an endpoint.
 fn endpoint_of(url: &str, token: Option<String>) -> Result<Endpoint, Error> {
     let rest = url.strip_prefix("http://").ok_or(
@@ -549,30 +438,5 @@ mod tests {
         assert_eq!(measured_total([Some(2_u64), Some(3)].into_iter()), Some(5));
         assert_eq!(measured_total([Some(2_u64), None].into_iter()), None);
         assert_eq!(measured_total(std::iter::empty::<Option<u64>>()), None);
-    }
-
-    fn answer(result: Value) -> Vec<u8> {
-        json!({ "jsonrpc": "2.0", "id": 1, "result": result })
-            .to_string()
-            .into_bytes()
-    }
-
-    #[test]
-    fn only_a_good_answer_counts_and_a_write_names_its_review() {
-        let review = Uuid::new_v4();
-        let write = Call::Write {
-            movie: Uuid::new_v4(),
-            author: Uuid::new_v4(),
-            stars: 3,
-        };
-        let written = answer(json!({ "isError": false, "structuredContent": { "id": review } }));
-        assert_eq!(good_answer(&write, &written), Ok(Some(review)));
-        let get = Call::Get(Uuid::new_v4());
-        let failed = answer(json!({ "isError": true, "structuredContent": {} }));
-        assert!(good_answer(&get, &failed).is_err());
-        assert!(good_answer(&get, &answer(json!({ "isError": false }))).is_err());
-        assert!(good_answer(&get, b"<html>").is_err());
-        let nameless = answer(json!({ "isError": false, "structuredContent": {} }));
-        assert!(good_answer(&write, &nameless).is_err());
     }
 }

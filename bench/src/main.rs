@@ -27,7 +27,8 @@
 //!
 //! `--baseline PATH` also runs another server binary (an earlier build) on each database, right
 //! after the server, and prints the two side by side: calls/s, server CPU per call, p50s and
-//! peak RSS, with the ratio of each.
+//! peak RSS, with the ratio of each (see `comparison`). `--rounds N` runs the pair N times,
+//! taking turns to go first, and ends with each figure's median.
 //!
 //! With `--plot PATH` it also draws a PNG: each tool's p50 against data size, one panel with
 //! one call at a time (`p50@1`) and one with `--in-flight` calls (`p50`), on a shared log scale;
@@ -59,31 +60,31 @@
 //! target/release/bench --transport http --size large --plot docs/performance-http.png
 //! ```
 //!
-//! This file holds the command line and one size's run over stdio; the MCP client is `client`,
-//! the calls it sends `workload`, the same calls on the store `in_process`, and what a run
-//! measured, its table and its figure `report` (drawn by `plot`). The HTTP run is `http`.
+//! This file holds the command line and the databases; one size's run over stdio is `stdio`, its
+//! MCP client `client`, the calls it sends `workload`, the same calls on the store
+//! `in_process`, and what a run measured, its table and its figure `report` (drawn by `plot`).
+//! Two builds side by side are `comparison`. The HTTP run is `http`.
 
 #![forbid(unsafe_code)]
 
-use std::io::BufReader;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
 use clap::{Parser, ValueEnum};
-use serde_json::json;
 use store::{Database, Store};
 
-use client::{Connection, RunResult, discover, drain_stderr, ping_round_trip, pipelined};
-use in_process::{delete_reviews, has_counts, store_calls};
-use report::{Report, cpu_spent, cpu_time, plot_figure, print_comparison, print_table, vm_hwm};
-use workload::{Call, parse_mix};
+use in_process::has_counts;
+use report::{Report, comparison, comparison_title, plot_figure, print_table};
+use workload::parse_mix;
 
 mod client;
+mod comparison;
 mod http;
 mod in_process;
 mod plot;
 mod report;
+mod stdio;
 mod workload;
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -134,6 +135,12 @@ struct Args {
     /// follows. The plot shows the server only.
     #[arg(long, value_name = "PATH")]
     baseline: Option<PathBuf>,
+    /// With `--baseline`: how many times to run both builds on each database, taking turns to
+    /// go first (the server in the first round). Each round's comparison is printed, then each
+    /// figure's median and the median of the rounds' ratios, with their range.
+    #[arg(long, default_value_t = 1, requires = "baseline",
+          value_parser = clap::value_parser!(u16).range(1..))]
+    rounds: u16,
     /// How the calls reach the server: over stdio (one client pipelining `--in-flight` calls)
     /// or over Streamable HTTP (`--connections` keep-alive connections).
     #[arg(long, value_enum, default_value = "stdio")]
@@ -287,16 +294,22 @@ fn run(args: Args) -> Result<(), Error> {
         // Both backends at one size, then the next size: on a shared machine, measurements
         // taken close together are the fairest comparison.
         for database in std::iter::once(sqlite).chain(postgres) {
-            let report = run_size(&args, &server, size, database.clone(), &mix)?;
-            print_table(&report);
-            // Right after, on the same database, so that both meet the machine as alike as a
-            // shared machine allows.
-            if let Some(baseline) = &args.baseline {
-                let before = run_size(&args, baseline, size, database, &mix)?;
-                print_table(&before);
-                print_comparison(&before, &report);
+            let run_on = |binary: &Path| -> Result<Report, Error> {
+                let report = stdio::run_size(&args, binary, size, database.clone(), &mix)?;
+                print_table(&report);
+                Ok(report)
+            };
+            let Some(baseline) = &args.baseline else {
+                reports.push(run_on(&server)?);
+                continue;
+            };
+            // One build right after the other on the same database, so that both meet the
+            // machine as alike as a shared machine allows.
+            let pairs = comparison::in_turns(args.rounds.into(), &server, baseline, run_on)?;
+            if let Some((_, first)) = pairs.first() {
+                comparison::print_rounds(&comparison_title(first), &pairs, comparison);
             }
-            reports.push(report);
+            reports.extend(pairs.into_iter().map(|(_, server)| server));
         }
     }
     if let Some(path) = &args.plot {
@@ -329,137 +342,6 @@ pub(crate) fn postgres_database(prefix: &str, size: SizeName) -> Result<PathBuf,
     let url = format!("{base}_{}{options}", size.name());
     Database::named(PathBuf::from(&url)).map_err(|error| format!("--postgres: {error}"))?;
     Ok(PathBuf::from(url))
-}
-
-/// Seeds or reuses `database` at `size` with `server`, runs the workload on `server` and on the
-/// store.
-fn run_size(
-    args: &Args,
-    server: &Path,
-    size: SizeName,
-    database: PathBuf,
-    mix: &[u32; 4],
-) -> Result<Report, Error> {
-    // The server is given the argument as it is; the in-process store calls read it the same way.
-    let target = Database::named(database.clone())?;
-    let counts = size.counts();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-
-    let seed_time = seed_or_reuse(&runtime, server, size, &database)?;
-
-    // Start the server and initialize.
-    let spawned = Instant::now();
-    // One client calling as fast as it can is what the benchmark measures, and what a rate
-    // limit is there to stop. Set in the environment, which a baseline's older build ignores.
-    let mut child = Command::new(server)
-        .arg("--database")
-        .arg(&database)
-        .env("MOVIE_REVIEWS_RATE_LIMITS", "none")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    let pid = child.id();
-    let log = drain_stderr(&mut child, |_| {});
-    let mut connection = Connection {
-        stdin: child.stdin.take().ok_or("no stdin")?,
-        stdout: BufReader::new(child.stdout.take().ok_or("no stdout")?),
-        next_id: 1,
-    };
-    let outcome = (|| -> Result<ServerRun, Error> {
-        let initialize = connection.request(
-            "initialize",
-            json!({
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": { "name": "bench", "version": "0" }
-            }),
-        )?;
-        let spawn_to_initialize = spawned.elapsed();
-        if initialize.get("result").is_none() {
-            return Err(format!("initialize failed: {initialize}").into());
-        }
-        connection.notify("notifications/initialized")?;
-
-        let ids = discover(|tool, arguments| connection.call(tool, arguments))?;
-        eprintln!(
-            "bench: discovered {} movies, {} authors, {} reviews through the tools",
-            ids.movies.len(),
-            ids.authors.len(),
-            ids.reviews
-        );
-        let calls = workload::calls(&ids, mix, args.calls, 0x5eed);
-        eprintln!(
-            "bench: {} calls, {} in flight…",
-            calls.len(),
-            args.in_flight
-        );
-        let cpu_before = cpu_time(pid);
-        let (connection, main_run) = pipelined(connection, &calls, args.in_flight)?;
-        let main_cpu = cpu_spent(cpu_before, cpu_time(pid));
-        let serial_calls = workload::calls(&ids, mix, args.calls.clamp(1, 2_000), 0xfeed);
-        eprintln!("bench: {} calls, 1 in flight…", serial_calls.len());
-        let (mut connection, serial_run) = pipelined(connection, &serial_calls, 1)?;
-        let ping = ping_round_trip(&mut connection, 2_000)?;
-        let peak_rss = vm_hwm(pid);
-        Ok(ServerRun {
-            connection,
-            spawn_to_initialize,
-            calls,
-            main_run,
-            serial_run,
-            serial_calls,
-            ping,
-            peak_rss,
-            main_cpu,
-        })
-    })();
-    let run = match outcome {
-        Ok(outcome) => outcome,
-        Err(error) => {
-            let _ = child.kill();
-            let _ = child.wait();
-            let log = log.lock().map(|lines| lines.join("\n")).unwrap_or_default();
-            return Err(format!("{error}\nserver stderr (last lines):\n{log}").into());
-        }
-    };
-    drop(run.connection);
-    let status = child.wait()?;
-    if !status.success() {
-        return Err(format!("the server exited with {status} after stdin closed").into());
-    }
-
-    // The same calls on the store alone, one at a time, then clean up every review written. On
-    // a one-thread runtime, as the server over stdio runs them.
-    eprintln!("bench: {} store calls in-process…", run.serial_calls.len());
-    let store_runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let (store_run, store_written) =
-        store_runtime.block_on(store_calls(&target, &run.serial_calls))?;
-    let mut written = run.main_run.written.clone();
-    written.extend(&run.serial_run.written);
-    written.extend(store_written);
-    runtime.block_on(delete_reviews(&target, &written))?;
-
-    Ok(Report {
-        server: server.to_owned(),
-        size,
-        counts,
-        database: target,
-        in_flight: args.in_flight,
-        calls: run.calls.len(),
-        seed_time,
-        spawn_to_initialize: run.spawn_to_initialize,
-        ping: run.ping,
-        peak_rss: run.peak_rss,
-        main_cpu: run.main_cpu,
-        main_run: run.main_run,
-        serial_run: run.serial_run,
-        store_run,
-    })
 }
 
 /// Seeds `database` at `size` with `server`'s `seed` command, unless it already holds exactly
@@ -497,19 +379,6 @@ fn seed_or_reuse(
         return Err(format!("`{} seed` failed: {status}{hint}", server.display()).into());
     }
     Ok(Some(started.elapsed()))
-}
-
-/// What the runs against the server measured, and the connection, still open, they ran on.
-struct ServerRun {
-    connection: Connection,
-    spawn_to_initialize: Duration,
-    calls: Vec<Call>,
-    main_run: RunResult,
-    serial_run: RunResult,
-    serial_calls: Vec<Call>,
-    ping: Duration,
-    peak_rss: Option<u64>,
-    main_cpu: Option<Duration>,
 }
 
 #[cfg(test)]

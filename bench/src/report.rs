@@ -11,6 +11,7 @@ use toolkit::Tool;
 
 use crate::SizeName;
 use crate::client::RunResult;
+use crate::comparison::{Better, Comparison, Row};
 use crate::plot;
 use crate::workload::TOOLS;
 
@@ -298,49 +299,20 @@ pub(crate) fn print_table(report: &Report) {
     );
 }
 
-/// The baseline's figures beside the server's, from runs on the same database one after the
-/// other, as a Markdown table: calls per second, the server's CPU per call, p50 latencies (all
-/// calls, and writes, whose fsync the others do not wait for) and peak RSS. A ratio above 1 is
-/// the server doing better.
-pub(crate) fn print_comparison(baseline: &Report, server: &Report) {
-    let backend = match server.database {
+/// The title of the comparisons of runs on `report`'s size and backend.
+pub(crate) fn comparison_title(report: &Report) -> String {
+    let backend = match report.database {
         Database::Sqlite(_) => "SQLite",
         Database::Postgres(_) => "PostgreSQL",
     };
+    format!("{}, {backend}", report.size.name())
+}
+
+/// The baseline's figures beside the server's, from runs on the same database one after the
+/// other: calls per second, the server's CPU per call, p50 latencies (all calls, and writes,
+/// whose fsync the others do not wait for) and peak RSS.
+pub(crate) fn comparison(title: String, baseline: &Report, server: &Report) -> Comparison {
     let in_flight = server.in_flight;
-    println!();
-    println!(
-        "baseline: {}\nserver: {}",
-        baseline.server.display(),
-        server.server.display()
-    );
-    println!();
-    println!(
-        "| {}, {backend} | baseline | server | ratio |",
-        server.size.name()
-    );
-    println!("|---|---:|---:|---:|");
-    // Higher is better for a rate, lower for a cost: each ratio says how many times better.
-    let rate = |name: &str, before: f64, after: f64| {
-        println!(
-            "| {name} | {before:.0} | {after:.0} | {:.2}× |",
-            after / before
-        );
-    };
-    let cost = |name: &str, before: Option<f64>, after: Option<f64>, decimals: usize| {
-        let shown = |value: Option<f64>| {
-            value.map_or("-".to_owned(), |value| format!("{value:.decimals$}"))
-        };
-        let ratio = match (before, after) {
-            (Some(before), Some(after)) if after > 0.0 => format!("{:.2}×", before / after),
-            _ => "-".to_owned(),
-        };
-        println!(
-            "| {name} | {} | {} | {ratio} |",
-            shown(before),
-            shown(after)
-        );
-    };
     let as_micros =
         |duration: Option<Duration>| duration.map(|duration| duration.as_secs_f64() * 1e6);
     let p50 = |run: &RunResult, tool: Option<usize>| {
@@ -353,47 +325,64 @@ pub(crate) fn print_comparison(baseline: &Report, server: &Report) {
     let write = TOOLS
         .iter()
         .position(|&tool| tool == ReviewsWrite::SPEC.name);
-    rate(
-        &format!("calls/s, {in_flight} in flight"),
-        baseline.calls_per_second(),
-        server.calls_per_second(),
-    );
-    rate(
-        "calls/s, one at a time",
-        baseline.serial_calls_per_second(),
-        server.serial_calls_per_second(),
-    );
-    cost(
-        &format!("server CPU per call, {in_flight} in flight (µs)"),
-        as_micros(baseline.cpu_per_call()),
-        as_micros(server.cpu_per_call()),
-        0,
-    );
-    cost(
-        &format!("p50, {in_flight} in flight (µs)"),
-        p50(&baseline.main_run, None),
-        p50(&server.main_run, None),
-        0,
-    );
-    cost(
-        "p50, one at a time (µs)",
-        p50(&baseline.serial_run, None),
-        p50(&server.serial_run, None),
-        0,
-    );
-    cost(
-        &format!("reviews_write p50, {in_flight} in flight (µs)"),
-        write.and_then(|tool| p50(&baseline.main_run, Some(tool))),
-        write.and_then(|tool| p50(&server.main_run, Some(tool))),
-        0,
-    );
     let megabytes = |kib: Option<u64>| kib.map(|kib| kib as f64 / 1024.0);
-    cost(
-        "peak RSS (MB)",
-        megabytes(baseline.peak_rss),
-        megabytes(server.peak_rss),
-        1,
-    );
+    let rows = vec![
+        Row::new(
+            format!("calls/s, {in_flight} in flight"),
+            Better::Higher,
+            0,
+            Some(baseline.calls_per_second()),
+            Some(server.calls_per_second()),
+        ),
+        Row::new(
+            "calls/s, one at a time",
+            Better::Higher,
+            0,
+            Some(baseline.serial_calls_per_second()),
+            Some(server.serial_calls_per_second()),
+        ),
+        Row::new(
+            format!("server CPU per call, {in_flight} in flight (µs)"),
+            Better::Lower,
+            0,
+            as_micros(baseline.cpu_per_call()),
+            as_micros(server.cpu_per_call()),
+        ),
+        Row::new(
+            format!("p50, {in_flight} in flight (µs)"),
+            Better::Lower,
+            0,
+            p50(&baseline.main_run, None),
+            p50(&server.main_run, None),
+        ),
+        Row::new(
+            "p50, one at a time (µs)",
+            Better::Lower,
+            0,
+            p50(&baseline.serial_run, None),
+            p50(&server.serial_run, None),
+        ),
+        Row::new(
+            format!("reviews_write p50, {in_flight} in flight (µs)"),
+            Better::Lower,
+            0,
+            write.and_then(|tool| p50(&baseline.main_run, Some(tool))),
+            write.and_then(|tool| p50(&server.main_run, Some(tool))),
+        ),
+        Row::new(
+            "peak RSS (MB)",
+            Better::Lower,
+            1,
+            megabytes(baseline.peak_rss),
+            megabytes(server.peak_rss),
+        ),
+    ];
+    Comparison {
+        title,
+        baseline: baseline.server.display().to_string(),
+        server: server.server.display().to_string(),
+        rows,
+    }
 }
 
 #[cfg(test)]

@@ -57,22 +57,24 @@ fn the_benchmark_runs_on_the_small_set_and_draws_its_plot() {
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
 
     // The reviews it wrote were deleted, so the next run finds the seeded counts and reuses
-    // the database. This one compares the server with a baseline (the same binary here): both
-    // tables, then the two side by side.
-    let second = run(&[Path::new("--baseline"), &server]);
+    // the database. This one compares the server with a baseline (the same binary here) over
+    // two rounds: each build's table in each round, each round's comparison, then the medians.
+    let second = run(&[
+        Path::new("--baseline"),
+        &server,
+        Path::new("--rounds"),
+        Path::new("2"),
+    ]);
     let stderr = String::from_utf8_lossy(&second.stderr);
     assert!(second.status.success(), "bench failed:\n{stderr}");
     assert!(stderr.contains("reusing"), "{stderr}");
     let output = String::from_utf8_lossy(&second.stdout);
     let tables = output.matches("movie-reviews-mcp bench: small set").count();
     assert_eq!(
-        tables, 2,
-        "a table for the server and one for the baseline:\n{output}"
+        tables, 4,
+        "a table for the server and one for the baseline in each round:\n{output}"
     );
-    let (_, comparison) = output
-        .split_once("| small, SQLite | baseline | server | ratio |")
-        .unwrap_or_else(|| panic!("no comparison in:\n{output}"));
-    for row in [
+    let rows = [
         "| calls/s, 4 in flight |",
         "| calls/s, one at a time |",
         "| server CPU per call, 4 in flight (µs) |",
@@ -80,14 +82,33 @@ fn the_benchmark_runs_on_the_small_set_and_draws_its_plot() {
         "| p50, one at a time (µs) |",
         "| reviews_write p50, 4 in flight (µs) |",
         "| peak RSS (MB) |",
+    ];
+    for (title, ratio_ends) in [
+        (
+            "| small, SQLite, round 1 of 2 (server first) | baseline | server | ratio |",
+            "× |",
+        ),
+        (
+            "| small, SQLite, round 2 of 2 (baseline first) | baseline | server | ratio |",
+            "× |",
+        ),
+        (
+            "| small, SQLite, median of 2 rounds | baseline | server | ratio (lowest–highest) |",
+            ") |",
+        ),
     ] {
-        let line = comparison
-            .lines()
-            .find(|line| line.starts_with(row))
-            .unwrap_or_else(|| panic!("no {row} row in:\n{comparison}"));
-        // The server's CPU time is counted in ticks of 10 ms, which 100 calls may not reach.
-        if !row.contains("CPU") {
-            assert!(line.ends_with("× |"), "no ratio in {line}");
+        let (_, comparison) = output
+            .split_once(title)
+            .unwrap_or_else(|| panic!("no {title} in:\n{output}"));
+        for row in rows {
+            let line = comparison
+                .lines()
+                .find(|line| line.starts_with(row))
+                .unwrap_or_else(|| panic!("no {row} row in:\n{comparison}"));
+            // The server's CPU time is counted in ticks of 10 ms, which 100 calls may not reach.
+            if !row.contains("CPU") {
+                assert!(line.ends_with(ratio_ends), "no ratio in {line}");
+            }
         }
     }
 }

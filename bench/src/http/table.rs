@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::comparison::{Better, Comparison, Row};
 use crate::http::canned::LoaderCost;
 use crate::http::{HttpReport, Level};
 use crate::report::{micros, per_call, quantile, sorted};
@@ -159,50 +160,53 @@ pub(crate) fn print_levels(report: &HttpReport) {
     );
 }
 
-/// The baseline's figures beside the server's at each `C`; a ratio above 1 is the server
-/// doing better.
-pub(crate) fn print_comparison(baseline: &HttpReport, server: &HttpReport) {
-    println!();
-    println!("baseline: {}\nserver: {}", baseline.server, server.server);
-    println!();
-    println!("| {} | baseline | server | ratio |", server.target);
-    println!("|---|---:|---:|---:|");
+/// The baseline's figures beside the server's at each `C`: calls per second, the servers' CPU
+/// per call, the p50 of all calls and the p99 of reads.
+pub(crate) fn comparison(title: String, baseline: &HttpReport, server: &HttpReport) -> Comparison {
+    let as_micros =
+        |duration: Option<Duration>| duration.map(|duration| duration.as_secs_f64() * 1e6);
+    let mut rows = Vec::new();
     for (before, after) in baseline.levels.iter().zip(&server.levels) {
         let connections = after.connections;
-        println!(
-            "| calls/s, {connections} connections | {:.0} | {:.0} | {:.2}× |",
-            before.calls_per_second(),
-            after.calls_per_second(),
-            after.calls_per_second() / before.calls_per_second()
-        );
         let cost = |name: &str, before: Option<Duration>, after: Option<Duration>| {
-            let ratio = match (before, after) {
-                (Some(before), Some(after)) if !after.is_zero() => {
-                    format!("{:.2}×", before.as_secs_f64() / after.as_secs_f64())
-                }
-                _ => "-".to_owned(),
-            };
-            println!(
-                "| {name}, {connections} connections (µs) | {} | {} | {ratio} |",
-                micros(before),
-                micros(after)
-            );
+            Row::new(
+                format!("{name}, {connections} connections (µs)"),
+                Better::Lower,
+                0,
+                as_micros(before),
+                as_micros(after),
+            )
         };
-        cost(
-            "server CPU per call",
-            before.per_call(before.server_cpu),
-            after.per_call(after.server_cpu),
-        );
-        cost(
-            "p50",
-            quantile(&all(before), 0.5),
-            quantile(&all(after), 0.5),
-        );
-        cost(
-            "p99 of reads",
-            quantile(&reads(before), 0.99),
-            quantile(&reads(after), 0.99),
-        );
+        rows.extend([
+            Row::new(
+                format!("calls/s, {connections} connections"),
+                Better::Higher,
+                0,
+                Some(before.calls_per_second()),
+                Some(after.calls_per_second()),
+            ),
+            cost(
+                "server CPU per call",
+                before.per_call(before.server_cpu),
+                after.per_call(after.server_cpu),
+            ),
+            cost(
+                "p50",
+                quantile(&all(before), 0.5),
+                quantile(&all(after), 0.5),
+            ),
+            cost(
+                "p99 of reads",
+                quantile(&reads(before), 0.99),
+                quantile(&reads(after), 0.99),
+            ),
+        ]);
+    }
+    Comparison {
+        title,
+        baseline: baseline.server.clone(),
+        server: server.server.clone(),
+        rows,
     }
 }
 
