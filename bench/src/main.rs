@@ -26,7 +26,7 @@
 //! is seeded unless it already holds its size, and reused by the next run.
 //!
 //! `--baseline PATH` also runs another server binary (an earlier build) on each database, right
-//! after the server, and prints the two side by side: calls/s, server CPU per call, p50s and
+//! after the server (or before it, every other round), and prints the two side by side: calls/s, server CPU per call, p50s and
 //! peak RSS, with the ratio of each (see `comparison`). `--rounds N` runs the pair N times,
 //! taking turns to go first, and ends with each figure's median.
 //!
@@ -131,8 +131,8 @@ struct Args {
     #[arg(long, value_name = "PATH")]
     server: Option<PathBuf>,
     /// Another server binary to compare with (a build of an earlier commit, say): each
-    /// database is run on it too, right after the server, and a table of the two side by side
-    /// follows. The plot shows the server only.
+    /// database is run on it too, right after or right before the server (see `--rounds`), and
+    /// a table of the two side by side follows. The plot shows the server only.
     #[arg(long, value_name = "PATH")]
     baseline: Option<PathBuf>,
     /// With `--baseline`: how many times to run both builds on each database, taking turns to
