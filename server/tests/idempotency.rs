@@ -9,8 +9,10 @@
 //! - a server killed (SIGKILL) once it has committed a keyed write, its answer never read: a
 //!   new server on the same database answers the retry with the first review and writes
 //!   nothing;
-//! - in the store itself: an expired record neither answers nor holds its key, and a write
-//!   whose key is taken writes nothing, while one whose key is free keeps its result with it.
+//! - a keyed change of stars is answered again, not made again, and conflicts likewise;
+//! - in the store itself: an expired record neither answers nor holds its key, a write whose
+//!   key is taken writes nothing, while one whose key is free keeps its result with it, and a
+//!   load forgets every result kept.
 //!
 //! The PostgreSQL tests are marked ignored where PostgreSQL is not installed (outside CI).
 
@@ -69,6 +71,7 @@ async fn keys_hold(servers: &[HttpServer], alice: &str, bob: &str) {
 
     let write = json!({ "movieId": movie, "authorId": author, "stars": 4, "idempotencyKey": "k1" });
     let first = next(0).call("reviews_write", write.clone()).await;
+    let created = review_id(&first);
     let retry = next(1).call("reviews_write", write.clone()).await;
     assert_eq!(review_id(&retry), review_id(&first));
     assert_eq!(retry.structured(), first.structured());
@@ -95,6 +98,27 @@ async fn keys_hold(servers: &[HttpServer], alice: &str, bob: &str) {
         assert_eq!(review_id(result), first);
     }
     assert_eq!(review_count(next(0), &movie).await, before + 3);
+
+    // A change of stars keeps its result too: its retry answers it and writes nothing, even
+    // once the stars were changed again in between.
+    let stars = async |client: &TestClient| {
+        let page = client
+            .call("reviews_list", json!({ "reviewId": created }))
+            .await;
+        page.structured().expect("a page")["items"][0]["stars"].clone()
+    };
+    let change = json!({ "reviewId": created, "stars": 2, "idempotencyKey": "s1" });
+    let changed = next(0).call("reviews_write", change.clone()).await;
+    assert_eq!(changed.structured().expect("a review")["stars"], 2);
+    let unkeyed = json!({ "reviewId": created, "stars": 5 });
+    review_id(&next(1).call("reviews_write", unkeyed).await);
+    let retry = next(1).call("reviews_write", change).await;
+    assert_eq!(retry.structured(), changed.structured());
+    assert_eq!(stars(next(0)).await, 5, "the retry wrote nothing");
+    let other = json!({ "reviewId": created, "stars": 3, "idempotencyKey": "s1" });
+    let conflict = next(0).call("reviews_write", other).await;
+    assert_eq!(conflict.error_kind(), Some(ErrorKind::Conflict));
+    assert_eq!(stars(next(0)).await, 5);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -268,6 +292,15 @@ async fn the_store_uses_a_key_once_until_it_expires(database: &Database) {
         .unwrap();
     assert_eq!(kept.map(|kept| kept.result), Some(written.id.to_string()));
     assert_eq!(total().await, before + 1);
+
+    // A load replaces every review, so it forgets every result kept: none would name a review
+    // that still exists.
+    store
+        .replace_all(&[], &[], &[], &mut |_, _, _| {})
+        .await
+        .unwrap();
+    let forgotten = store.kept_call(&call_key("new", "f5", later)).await;
+    assert_eq!(forgotten.unwrap(), None);
     store.close().await;
 }
 

@@ -56,7 +56,7 @@ pub(super) async fn keep_row(
     }
 }
 
-/// Keeps `result` under `key`, in place of an expired record, and deletes a few other expired
+/// Keeps `result` under `key`, in place of an expired record, then deletes a few other expired
 /// ones (those no other transaction holds); false when a record that has not expired holds
 /// the key.
 async fn keep(
@@ -65,15 +65,9 @@ async fn keep(
     result: &str,
 ) -> Result<bool, StoreError> {
     let now = now();
-    sqlx::query(
-        "DELETE FROM kept_results WHERE ctid IN (
-             SELECT ctid FROM kept_results WHERE expires_ms <= $1
-             LIMIT $2 FOR UPDATE SKIP LOCKED)",
-    )
-    .bind(now)
-    .bind(EXPIRED_PER_WRITE)
-    .execute(&mut *connection)
-    .await?;
+    // The insert first: it is the one statement here that waits (for a transaction holding the
+    // key), and it waits before this transaction holds any other record. Were the clean-up
+    // first, two writes could each lock the other's expired record and wait on each other.
     let kept = sqlx::query(
         "INSERT INTO kept_results (caller, tool, key, fingerprint, result, expires_ms)
          VALUES ($1, $2, $3, $4, $5, $6)
@@ -89,6 +83,15 @@ async fn keep(
     .bind(result)
     .bind(millis(key.expires_at))
     .bind(now)
+    .execute(&mut *connection)
+    .await?;
+    sqlx::query(
+        "DELETE FROM kept_results WHERE ctid IN (
+             SELECT ctid FROM kept_results WHERE expires_ms <= $1
+             LIMIT $2 FOR UPDATE SKIP LOCKED)",
+    )
+    .bind(now)
+    .bind(EXPIRED_PER_WRITE)
     .execute(&mut *connection)
     .await?;
     Ok(kept.rows_affected() == 1)

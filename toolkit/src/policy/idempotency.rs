@@ -83,7 +83,7 @@ impl KeyedCall {
             tool,
             key: key.to_owned(),
             fingerprint: fingerprint(arguments),
-            expires_at: SystemTime::now() + expiry,
+            expires_at: expiry_from_now(expiry),
             kept: AtomicBool::new(false),
         }
     }
@@ -319,11 +319,27 @@ impl Idempotency {
     }
 }
 
+/// When a result kept now for `expiry` expires; an expiry past what the clock can count keeps
+/// it a century, rather than failing every keyed call.
+fn expiry_from_now(expiry: Duration) -> SystemTime {
+    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+    let now = SystemTime::now();
+    now.checked_add(expiry)
+        .or_else(|| now.checked_add(CENTURY))
+        .unwrap_or(now)
+}
+
 /// The calls with a key under way in this process: a later call with the same caller, tool and
 /// key waits for its turn.
 #[derive(Default)]
 pub(crate) struct Running {
-    slots: Mutex<HashMap<Slot, Arc<tokio::sync::Mutex<()>>>>,
+    slots: Mutex<HashMap<Slot, Waiting>>,
+}
+
+/// The calls with one slot, running or waiting to run, and the lock they take turns on.
+struct Waiting {
+    lock: Arc<tokio::sync::Mutex<()>>,
+    calls: usize,
 }
 
 impl Running {
@@ -331,32 +347,40 @@ impl Running {
     async fn turn(&self, slot: Slot) -> Turn<'_> {
         let lock = {
             let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
-            slots.entry(slot.clone()).or_default().clone()
+            let waiting = slots.entry(slot.clone()).or_insert_with(|| Waiting {
+                lock: Arc::default(),
+                calls: 0,
+            });
+            waiting.calls += 1;
+            Arc::clone(&waiting.lock)
         };
-        let guard = lock.clone().lock_owned().await;
-        Turn {
+        // The call is counted from here: one dropped while it waits (cancelled, say) leaves
+        // its slot too, so the map holds only the slots of calls still under way.
+        let mut turn = Turn {
             running: self,
             slot,
-            lock,
-            _guard: guard,
-        }
+            _guard: None,
+        };
+        turn._guard = Some(lock.lock_owned().await);
+        turn
     }
 }
 
-/// A call's turn with its key.
+/// A call's turn with its key, or its wait for it.
 struct Turn<'a> {
     running: &'a Running,
     slot: Slot,
-    lock: Arc<tokio::sync::Mutex<()>>,
-    _guard: tokio::sync::OwnedMutexGuard<()>,
+    _guard: Option<tokio::sync::OwnedMutexGuard<()>>,
 }
 
 impl Drop for Turn<'_> {
     fn drop(&mut self) {
         let mut slots = (self.running.slots.lock()).unwrap_or_else(PoisonError::into_inner);
-        // The map's, this turn's and its guard's: no other call waits for the key.
-        if Arc::strong_count(&self.lock) <= 3 {
-            slots.remove(&self.slot);
+        if let Some(waiting) = slots.get_mut(&self.slot) {
+            waiting.calls -= 1;
+            if waiting.calls == 0 {
+                slots.remove(&self.slot);
+            }
         }
     }
 }
@@ -385,6 +409,28 @@ mod tests {
         assert!(waited.is_err(), "the second waits for the first");
         drop(first);
         let second = second.await;
+        drop(second);
+        assert!(running.slots.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn an_expiry_past_the_clock_is_a_century() {
+        let far = expiry_from_now(Duration::MAX);
+        let century = SystemTime::now() + Duration::from_secs(99 * 365 * 24 * 60 * 60);
+        assert!(far > century, "{far:?}");
+    }
+
+    #[tokio::test]
+    async fn a_call_dropped_while_it_waits_leaves_nothing_behind() {
+        let running = Running::default();
+        let slot = || ("ada".to_owned(), "write", "k".to_owned());
+        let first = running.turn(slot()).await;
+        // Boxed, so that dropping it drops the future itself.
+        let mut second = Box::pin(running.turn(slot()));
+        let waited = tokio::time::timeout(Duration::from_millis(50), &mut second).await;
+        assert!(waited.is_err(), "the second waits for the first");
+        drop(first);
+        // Cancelled before it polls again: it never takes its turn.
         drop(second);
         assert!(running.slots.lock().unwrap().is_empty());
     }
