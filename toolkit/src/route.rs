@@ -24,7 +24,7 @@ use crate::layer::{Answer, Layers, Next, ToolCall};
 use crate::outcome::Observer;
 use crate::policy::idempotency::{KEY_ARGUMENT, KeyedCall};
 use crate::schema::{OutputSchemaError, input_schema, output_schema};
-use crate::trace::{TraceContext, Transport, call_span};
+use crate::trace::{TraceContext, call_span};
 use crate::{
     CallOutcome, CallRecord, Confirmations, Context, Labels, Run, Tool, ToolError, ToolSpec,
     Violations,
@@ -402,7 +402,6 @@ where
 {
     let mut context = context;
     let request = &context.request_context;
-    let transport = Transport::of(&request.extensions);
     let trace = TraceContext::of(&request.meta, &request.extensions);
     let mut call = Context::of_request(&mut context.request_context, &trace, T::SPEC.confirm);
     call.retry = Retry {
@@ -415,7 +414,6 @@ where
         &context.request_context,
         &trace,
         call.trace_id(),
-        transport,
     );
     Box::pin(
         async move {

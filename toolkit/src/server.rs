@@ -18,7 +18,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tracing::Instrument as _;
 
-use crate::trace::{TraceContext, Transport, call_span};
+use crate::trace::{TraceContext, call_span};
 use crate::{
     CallRecord, Caller, Confirmations, Labels, Run, Selection, ToolSpecs, Toolbox, ToolboxError,
 };
@@ -498,8 +498,7 @@ impl<S: Send + Sync + 'static> ServerHandler for Handler<S> {
             // rmcp answers Invalid params (-32602); the span says so.
             let trace = TraceContext::of(&context.meta, &context.extensions);
             let trace_id = trace.call_id();
-            let transport = Transport::of(&context.extensions);
-            let span = call_span(None, &context, &trace, &trace_id, transport);
+            let span = call_span(None, &context, &trace, &trace_id);
             crate::trace::failed(&span, "-32602");
             let call = ToolCallContext::new(&*self.state, request, context);
             return self.router.call(call).instrument(span).await;

@@ -88,10 +88,9 @@ pub(crate) fn call_span(
     request: &RequestContext<RoleServer>,
     trace: &TraceContext,
     trace_id: &str,
-    transport: Transport,
 ) -> tracing::Span {
     let protocol = request.protocol_version();
-    let transport = match transport {
+    let transport = match Transport::of(&request.extensions) {
         Transport::Tcp => "tcp",
         Transport::Pipe => "pipe",
     };
